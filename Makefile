@@ -1,0 +1,67 @@
+# Foyer: the front door. `make` (or `make help`) lists the targets.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+SWIFT ?= swift
+CONFIGURATION ?= debug
+# Quick benchmark sizes by default; `make bench BENCH_FLAGS=--full` for the long run.
+BENCH_FLAGS ?=
+FUZZ_SECONDS ?= 60
+DEB_PACKAGES := liblz4-dev libssl-dev libsqlite3-dev postgresql pkg-config
+
+.PHONY: help
+help: ## List the targets
+	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  \033[36m%-10s\033[0m %s\n", $$1, $$2}'
+
+.PHONY: deps
+deps: ## Install what is missing: liblz4, libssl, libsqlite3, PostgreSQL, Python's cryptography
+	@command -v $(SWIFT) >/dev/null || { echo "Swift 6 is required (https://www.swift.org/install)"; exit 1; }
+	@missing=$$(for p in $(DEB_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "installing:" $$missing; \
+		sudo=$$( [ "$$(id -u)" -eq 0 ] || echo sudo ); \
+		$$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq $$missing >/dev/null; \
+	fi
+	@python3 -c 'import cryptography' 2>/dev/null || python3 -m pip install --quiet cryptography \
+		|| { echo "could not install Python's cryptography package (needed by the crypto cross-check)"; exit 1; }
+
+.PHONY: build
+build: deps ## Build everything (CONFIGURATION=release for optimised binaries)
+	$(SWIFT) build -c $(CONFIGURATION)
+
+.PHONY: test
+test: deps ## Run every test, on SQLite and on a throwaway PostgreSQL started on loopback
+	@pgdir=$$(mktemp -u /tmp/foyer-test-pg.XXXXXX); \
+	url=$$(scripts/throwaway-postgres.sh start $$pgdir) || exit 1; \
+	trap "scripts/throwaway-postgres.sh stop $$pgdir >/dev/null 2>&1" EXIT; \
+	echo "PostgreSQL for tests at $$url"; \
+	FOYER_TEST_POSTGRES_URL=$$url $(SWIFT) test
+
+.PHONY: run
+run: deps ## Build in release mode and start the stack on loopback (Ctrl-C stops it)
+	$(SWIFT) build -c release
+	scripts/run-stack.sh
+
+.PHONY: bench
+bench: deps ## Print the benchmark tables (RPC vs raw SwiftNIO echo, LZ4 vs liblz4) and write bench-results.json
+	$(SWIFT) build -c release --product foyer-bench
+	.build/release/foyer-bench --json bench-results.json $(BENCH_FLAGS)
+
+.PHONY: fuzz
+fuzz: deps ## Fuzz the frame and body decoders with libFuzzer for FUZZ_SECONDS (default 60)
+	$(SWIFT) build -c debug --product foyer-fuzz --scratch-path .build-fuzz \
+		-Xswiftc -sanitize=fuzzer,address -Xswiftc -DFOYER_FUZZING
+	@mkdir -p fuzz-corpus
+	.build-fuzz/debug/foyer-fuzz fuzz-corpus -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -rss_limit_mb=2048
+
+.PHONY: lint
+lint: ## Check formatting with swift format (configuration in .swift-format)
+	$(SWIFT) format lint --strict --recursive --parallel Package.swift Shared Services Tests Tools
+
+.PHONY: format
+format: ## Format the sources in place
+	$(SWIFT) format format --in-place --recursive --parallel Package.swift Shared Services Tests Tools
+
+.PHONY: clean
+clean: ## Remove build products
+	rm -rf .build .build-fuzz

@@ -1,0 +1,81 @@
+import NIOCore
+import Synchronization
+
+/// A counting semaphore for async code: `acquire` suspends while no permit is free.
+///
+/// Used to bound work that must not run unboundedly in parallel (requests across connections, password
+/// hashes). Waiters are served first come, first served; a cancelled waiter leaves the queue and throws
+/// `CancellationError`.
+public final class AsyncSemaphore: Sendable {
+    private struct Waiter {
+        let id: UInt64
+        let continuation: CheckedContinuation<Void, any Error>
+    }
+
+    private struct State {
+        var available: Int
+        var waiters = CircularBuffer<Waiter>()
+        var nextWaiterID: UInt64 = 0
+    }
+
+    private let state: Mutex<State>
+
+    public init(permits: Int) {
+        precondition(permits > 0, "a semaphore needs at least one permit")
+        state = Mutex(State(available: permits))
+    }
+
+    /// Takes a permit, waiting for one if none is free.
+    public func acquire() async throws {
+        if state.withLock({ state in
+            guard state.available > 0 else { return false }
+            state.available -= 1
+            return true
+        }) {
+            return
+        }
+        let id = state.withLock { state in
+            state.nextWaiterID += 1
+            return state.nextWaiterID
+        }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                if Task.isCancelled { return continuation.resume(throwing: CancellationError()) }
+                let resumeNow: Bool = state.withLock { state in
+                    if state.available > 0 {
+                        state.available -= 1
+                        return true
+                    }
+                    state.waiters.append(Waiter(id: id, continuation: continuation))
+                    return false
+                }
+                if resumeNow { continuation.resume() }
+            }
+        } onCancel: {
+            let cancelled: Waiter? = state.withLock { state in
+                guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+                return state.waiters.remove(at: index)
+            }
+            cancelled?.continuation.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Takes a permit if one is free, without waiting.
+    public func tryAcquire() -> Bool {
+        state.withLock { state in
+            guard state.available > 0 else { return false }
+            state.available -= 1
+            return true
+        }
+    }
+
+    /// Returns a permit, handing it straight to the longest waiter if there is one.
+    public func release() {
+        let next: Waiter? = state.withLock { state in
+            if let waiter = state.waiters.popFirst() { return waiter }
+            state.available += 1
+            return nil
+        }
+        next?.continuation.resume()
+    }
+}

@@ -1,0 +1,179 @@
+import FoyerWire
+public import Logging
+public import NIOCore
+public import NIOPosix
+public import ServiceLifecycle
+import Synchronization
+
+/// What every connection of a server shares.
+final class ServerCore: Sendable {
+    let configuration: RPCServerConfiguration
+    let router: RPCRouter
+    let authenticator: HandshakeAuthenticator?
+    let requestPermits: AsyncSemaphore
+    let logger: Logger
+    private let drain: DrainFlag
+
+    init(configuration: RPCServerConfiguration, router: RPCRouter, drain: DrainFlag, logger: Logger) {
+        self.configuration = configuration
+        self.router = router
+        self.authenticator = configuration.clusterSecret.map {
+            HandshakeAuthenticator(secret: $0, allowedSkew: configuration.authenticationSkew)
+        }
+        self.requestPermits = AsyncSemaphore(permits: configuration.maxConcurrentRequests)
+        self.drain = drain
+        self.logger = logger
+    }
+
+    var isDraining: Bool { drain.isSet }
+    func markDraining() { drain.set() }
+}
+
+/// Set once, when the server starts draining.
+final class DrainFlag: Sendable {
+    private let flag = Atomic<Bool>(false)
+    var isSet: Bool { flag.load(ordering: .acquiring) }
+    func set() { flag.store(true, ordering: .releasing) }
+}
+
+/// A Foyer RPC server: hosts the handlers of an `RPCRouter` on a TCP port.
+///
+/// Run it in a `ServiceGroup`. On graceful shutdown it stops accepting, sends GOAWAY on every connection,
+/// answers the requests already in flight (new ones get `unavailable`, which is safe to retry elsewhere),
+/// and closes each connection when its client does or when `drainTimeout` has passed.
+public final class RPCServer: Service, Sendable {
+    private let core: ServerCore
+    private let eventLoopGroup: any EventLoopGroup
+    private let bound: EventLoopPromise<SocketAddress>
+    private let listener = Mutex<(any Channel)?>(nil)
+    private let connections = Mutex<[ObjectIdentifier: ServerConnection]>([:])
+
+    public init(
+        configuration: RPCServerConfiguration,
+        router: RPCRouter,
+        logger: Logger,
+        eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
+    ) {
+        var router = router
+        let drain = DrainFlag()
+        router.registerBuiltins(serviceName: configuration.serviceName, startedAt: .now()) { drain.isSet }
+        self.core = ServerCore(configuration: configuration, router: router, drain: drain, logger: logger)
+        self.eventLoopGroup = eventLoopGroup
+        self.bound = eventLoopGroup.any().makePromise(of: SocketAddress.self)
+    }
+
+    /// The address the server listens on, once it does (use with port 0).
+    public func boundAddress() async throws -> SocketAddress {
+        try await bound.futureResult.get()
+    }
+
+    public func run() async throws {
+        let configuration = core.configuration
+        let serverChannel: NIOAsyncChannel<NIOAsyncChannel<Frame, ByteBuffer>, Never>
+        do {
+            serverChannel = try await ServerBootstrap(group: eventLoopGroup)
+                .serverChannelOption(.backlog, value: 256)
+                .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+                .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+                .childChannelOption(.maxMessagesPerRead, value: 16)
+                .bind(host: configuration.host, port: configuration.port) { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try Self.configure(channel, configuration: configuration)
+                    }
+                }
+        } catch {
+            bound.fail(error)
+            throw error
+        }
+        listener.withLock { $0 = serverChannel.channel }
+        bound.succeed(serverChannel.channel.localAddress!)
+        core.logger.info(
+            "listening",
+            metadata: [
+                "server.address": "\(serverChannel.channel.localAddress!)",
+                "server.authentication": "\(configuration.clusterSecret == nil ? "none" : "cluster-secret")",
+            ]
+        )
+        try await withGracefulShutdownHandler {
+            try await withThrowingDiscardingTaskGroup { group in
+                try await serverChannel.executeThenClose { inbound in
+                    for try await channel in inbound {
+                        group.addTask { await self.serve(channel) }
+                    }
+                }
+            }
+        } onGracefulShutdown: {
+            self.shutDownGracefully()
+        }
+        core.logger.info("stopped")
+    }
+
+    /// Stops accepting and drains every connection. Called on graceful shutdown; may be called directly.
+    public func shutDownGracefully() {
+        core.markDraining()
+        let listener = self.listener.withLock { $0 }
+        listener?.close(promise: nil)
+        let open = connections.withLock { Array($0.values) }
+        core.logger.info("draining", metadata: ["connections": "\(open.count)"])
+        for connection in open { connection.beginDraining(grace: core.configuration.drainTimeout) }
+    }
+
+    private func serve(_ channel: NIOAsyncChannel<Frame, ByteBuffer>) async {
+        let connection = ServerConnection(channel: channel, server: core)
+        let key = ObjectIdentifier(connection)
+        let admitted = connections.withLock { connections -> Bool in
+            guard connections.count < core.configuration.maxConnections else { return false }
+            connections[key] = connection
+            return true
+        }
+        guard admitted else {
+            core.logger.warning("connection refused: too many connections")
+            try? await channel.executeThenClose { _, _ in
+                var bytes = channel.channel.allocator.buffer(capacity: 64)
+                Frame.goAway(reason: .tooManyConnections, body: GoAwayBody(message: "too many connections").encoded())
+                    .encode(into: &bytes)
+                try await channel.channel.writeAndFlush(bytes)
+            }
+            return
+        }
+        await connection.run()
+        connections.withLock { $0[key] = nil }
+    }
+
+    private static func configure(
+        _ channel: any Channel,
+        configuration: RPCServerConfiguration
+    ) throws -> NIOAsyncChannel<Frame, ByteBuffer> {
+        let reader = FrameReader(
+            decoder: FrameDecoder(expectsPreface: true, frameLengthMax: configuration.frameLengthMax),
+            timeouts: .init(
+                handshake: configuration.handshakeTimeout,
+                idle: configuration.idleTimeout,
+                slowFrame: configuration.slowFrameTimeout
+            )
+        )
+        try channel.pipeline.syncOperations.addHandler(reader)
+        return try NIOAsyncChannel<Frame, ByteBuffer>(
+            wrappingChannelSynchronously: channel,
+            configuration: .init(backPressureStrategy: .init(lowWatermark: 32, highWatermark: 256))
+        )
+    }
+}
+
+extension RPCRouter {
+    /// Adds `health` and `echo`, which every server answers.
+    mutating func registerBuiltins(
+        serviceName: String,
+        startedAt: NIODeadline,
+        isDraining: @escaping @Sendable () -> Bool
+    ) {
+        register(BuiltinMethods.health) { _, _ in
+            HealthStatus(
+                service: serviceName,
+                state: isDraining() ? .draining : .serving,
+                uptimeMilliseconds: UInt64((NIODeadline.now() - startedAt).nanoseconds / 1_000_000)
+            )
+        }
+        register(BuiltinMethods.echo) { request, _ in request }
+    }
+}

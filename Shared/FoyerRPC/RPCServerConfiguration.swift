@@ -1,0 +1,44 @@
+import FoyerWire
+public import NIOCore
+
+/// Everything an `RPCServer` can be told, with the defaults a service gets unless it says otherwise.
+public struct RPCServerConfiguration: Sendable {
+    /// Address to listen on; `127.0.0.1` by default.
+    public var host: String = "127.0.0.1"
+    /// Port to listen on; 0 picks a free one (see `RPCServer.boundAddress()`).
+    public var port: Int = 0
+    /// The hosted service's name, announced in HELLO_ACK and checked against the client's `service`.
+    public var serviceName: String
+    /// The cluster secret peers must prove; `nil` asks no proof (the gateway's client port only).
+    public var clusterSecret: ClusterSecret?
+    /// Largest `len` accepted in a frame, and the cap on a decompressed body. 1 MiB.
+    public var frameLengthMax: UInt32 = 1 << 20
+    /// Most requests one connection may have in flight (the client may ask for fewer).
+    public var maxInFlightPerConnection: UInt16 = 512
+    /// Most requests being handled at once across all connections; past it the server stops reading.
+    public var maxConcurrentRequests: Int = 4096
+    /// Most open connections; more are answered GOAWAY `too-many-connections` and closed.
+    public var maxConnections: Int = 1024
+    /// Whether LZ4 is offered, and the body size from which it is used.
+    public var compressionEnabled: Bool = true
+    public var compressionThreshold: Int = BodyCompression.defaultThreshold
+    /// Time from accepting a connection to a completed handshake.
+    public var handshakeTimeout: TimeAmount = .seconds(5)
+    /// A connection that sends nothing for this long is closed (clients ping while they wait for answers).
+    public var idleTimeout: TimeAmount = .seconds(300)
+    /// A frame must arrive completely within this time of its first bytes.
+    public var slowFrameTimeout: TimeAmount = .seconds(30)
+    /// On graceful shutdown, how long in-flight requests get before connections are closed.
+    public var drainTimeout: TimeAmount = .seconds(10)
+    /// Allowed difference between the peer's clock and ours for handshake proofs.
+    public var authenticationSkew: Duration = .seconds(30)
+    /// PING frames accepted per second per connection (burst: 10x); more is a flood.
+    public var pingsPerSecondMax: Int = 10
+    /// CANCEL frames for calls that are not in flight accepted per second per connection (burst: 10x).
+    public var strayCancelsPerSecondMax: Int = 100
+
+    public init(serviceName: String, clusterSecret: ClusterSecret?) {
+        self.serviceName = serviceName
+        self.clusterSecret = clusterSecret
+    }
+}

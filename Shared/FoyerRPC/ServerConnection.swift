@@ -1,0 +1,240 @@
+import FoyerWire
+import Logging
+import NIOCore
+import NIOConcurrencyHelpers
+
+/// The terms agreed in the handshake.
+struct ServerSession: Sendable {
+    let peerName: String
+    let compression: Bool
+    let compressionThreshold: Int
+    /// Largest body the client accepts in an answer.
+    let peerBodyByteCountMax: Int
+}
+
+/// One accepted connection: the handshake, then a loop that reads frames and runs each request as a child
+/// task, answering every request exactly once.
+final class ServerConnection: Sendable {
+    private let channel: NIOAsyncChannel<Frame, ByteBuffer>
+    private let writer: FrameWriter
+    private let state: NIOLockedValueBox<ServerConnectionState>
+    private let server: ServerCore
+    private let logger: Logger
+
+    init(channel: NIOAsyncChannel<Frame, ByteBuffer>, server: ServerCore) {
+        self.channel = channel
+        self.writer = FrameWriter(channel: channel.channel)
+        self.server = server
+        self.state = NIOLockedValueBox(
+            ServerConnectionState(
+                pingsPerSecondMax: server.configuration.pingsPerSecondMax,
+                strayCancelsPerSecondMax: server.configuration.strayCancelsPerSecondMax,
+                now: .now()
+            )
+        )
+        var logger = server.logger
+        logger[metadataKey: "peer.address"] = "\(channel.channel.remoteAddress?.description ?? "?")"
+        self.logger = logger
+    }
+
+    func run() async {
+        do {
+            try await channel.executeThenClose { inbound, _ in
+                var frames = inbound.makeAsyncIterator()
+                guard let hello = try await frames.next(), let session = try await handshake(hello) else { return }
+                try await withThrowingDiscardingTaskGroup { group in
+                    while let frame = try await frames.next() {
+                        guard try await dispatch(frame, session: session, group: &group) else { break }
+                    }
+                    // The peer is gone or broke the protocol: nobody will read the answers.
+                    group.cancelAll()
+                }
+            }
+        } catch {
+            logger.debug("connection ended", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Sends GOAWAY(shutdown) and stops taking new requests; closes the connection after `grace`.
+    func beginDraining(grace: TimeAmount) {
+        guard state.withLockedValue({ $0.beginDraining() }) else { return }
+        let graceMilliseconds = UInt32(clamping: grace.nanoseconds / 1_000_000)
+        writer.write(.goAway(reason: .shutdown, graceMilliseconds: graceMilliseconds, body: GoAwayBody(message: "server shutting down").encoded()))
+        let channel = self.channel.channel
+        channel.eventLoop.scheduleTask(in: grace) { channel.close(promise: nil) }
+    }
+
+    // MARK: Handshake
+
+    private func handshake(_ frame: Frame) async throws -> ServerSession? {
+        guard case .handshake = state.withLockedValue({ $0.received(frame.header, now: .now()) }) else {
+            return close(.protocolError, "expected HELLO, got \(frame.type)")
+        }
+        let hello: Hello
+        do {
+            hello = try Hello(decoding: frame.body)
+        } catch {
+            return close(.protocolError, "malformed HELLO: \(error)")
+        }
+        let configuration = server.configuration
+        if let authenticator = server.authenticator,
+            case .rejected(let why) = authenticator.verify(hello)
+        {
+            logger.warning("handshake refused", metadata: ["reason": "\(why)", "peer.name": "\(hello.peerName)"])
+            return close(.authenticationFailed, why)
+        }
+        guard hello.service.isEmpty || hello.service == configuration.serviceName else {
+            return close(.authenticationFailed, "this is \(configuration.serviceName), not \(hello.service)")
+        }
+        let compression = configuration.compressionEnabled && hello.compression.contains(.lz4)
+        let maxInFlight = min(hello.maxInFlight, configuration.maxInFlightPerConnection)
+        var ack = HelloAck(
+            frameLengthMax: configuration.frameLengthMax,
+            maxInFlight: maxInFlight,
+            compression: compression ? .lz4 : [],
+            compressionThreshold: UInt32(clamping: configuration.compressionThreshold),
+            idleTimeoutMilliseconds: UInt32(clamping: configuration.idleTimeout.nanoseconds / 1_000_000),
+            serverName: configuration.serviceName
+        )
+        if let authenticator = server.authenticator, let proof = hello.proof {
+            authenticator.sign(&ack, clientNonce: proof.nonce)
+        }
+        state.withLockedValue { $0.opened(maxInFlight: Int(maxInFlight)) }
+        // Tell the reader first: anything the client sends before this HELLO_ACK is out is a violation.
+        try await channel.channel.triggerUserOutboundEvent(FrameReader.HandshakeCompleted()).get()
+        writer.write(Frame(header: FrameHeader(type: .helloAck), body: ack.encoded()))
+        if server.isDraining { beginDraining(grace: configuration.drainTimeout) }
+        return ServerSession(
+            peerName: hello.peerName,
+            compression: compression,
+            compressionThreshold: configuration.compressionThreshold,
+            peerBodyByteCountMax: Int(hello.frameLengthMax) - FrameHeader.lengthCoveredByteCount
+        )
+    }
+
+    // MARK: Frames
+
+    /// Handles one frame; returns `false` when the connection must end.
+    private func dispatch(
+        _ frame: Frame,
+        session: ServerSession,
+        group: inout ThrowingDiscardingTaskGroup<any Error>
+    ) async throws -> Bool {
+        switch state.withLockedValue({ $0.received(frame.header, now: .now()) }) {
+        case .dispatch:
+            let request: Frame
+            do {
+                request = try frame.decompressed(
+                    compressionNegotiated: session.compression,
+                    maxUncompressedBytes: Int(server.configuration.frameLengthMax) - FrameHeader.lengthCoveredByteCount,
+                    allocator: channel.channel.allocator
+                )
+            } catch {
+                _ = close(error.goAwayReason, error.detail)
+                return false
+            }
+            let deadline = startDeadlineTimer(for: request.header)
+            try await server.requestPermits.acquire()
+            group.addTask { await self.serve(request, deadline: deadline, session: session) }
+        case .reject(let status, let message):
+            writer.write(RPCError(status, message).frame(id: frame.id, allocator: channel.channel.allocator))
+        case .pong:
+            writer.write(.pong(id: frame.id))
+        case .ignore:
+            break
+        case .handshake:
+            preconditionFailure("handshake after open is answered .close")
+        case .close(let reason, let message):
+            _ = close(reason, message)
+            return false
+        }
+        return true
+    }
+
+    /// The request's deadline, counted from when it was read, and a timer that stops the call when it passes.
+    private func startDeadlineTimer(for header: FrameHeader) -> NIODeadline? {
+        guard header.aux != 0 else { return nil }
+        let id = header.id
+        let deadline = NIODeadline.now() + .microseconds(Int64(header.aux))
+        let timer = channel.channel.eventLoop.scheduleTask(deadline: deadline) { [self] in
+            self.state.withLockedValue { $0.stop(id: id, reason: .deadlineExceeded) }
+        }
+        state.withLockedValue { $0.attach(timer: timer, to: id) }
+        return deadline
+    }
+
+    /// Runs one request and writes its one answer.
+    private func serve(_ request: Frame, deadline: NIODeadline?, session: ServerSession) async {
+        defer { server.requestPermits.release() }
+        let id = request.id
+        let context = RPCContext(
+            method: request.header.code,
+            callID: id,
+            deadline: deadline,
+            peerAddress: channel.channel.remoteAddress,
+            peerName: session.peerName,
+            isIdempotent: request.header.flags.contains(.idempotent),
+            logger: logger,
+            allocator: channel.channel.allocator
+        )
+        var answer: Frame
+        do {
+            guard let route = server.router.route(for: request.header.code) else {
+                throw RPCError(.unimplemented, "no method 0x\(String(request.header.code, radix: 16)) on \(server.configuration.serviceName)")
+            }
+            let body = try await runRegistered(id: id) { try await route.handler(request.body, context) }
+            answer = Frame.response(id: id, body: body)
+            if answer.body.readableBytes > session.peerBodyByteCountMax {
+                answer = RPCError(.internal, "the answer is larger than the client accepts")
+                    .frame(id: id, allocator: channel.channel.allocator)
+            } else if session.compression {
+                answer = answer.compressed(threshold: session.compressionThreshold, allocator: channel.channel.allocator)
+            }
+        } catch {
+            answer = errorAnswer(for: error, id: id, method: request.header.code)
+        }
+        // Free the id before the answer leaves, so the client may reuse it as soon as it reads the answer.
+        let record = state.withLockedValue { $0.finish(id: id) }
+        record?.deadlineTimer?.cancel()
+        if case .error = answer.type, let reason = record?.stopReason {
+            answer = RPCError(reason, reason == .deadlineExceeded ? "the deadline passed" : "cancelled by the client")
+                .frame(id: id, allocator: channel.channel.allocator)
+        }
+        writer.write(answer)
+    }
+
+    private func runRegistered<T>(id: UInt32, _ body: () async throws -> T) async throws -> T {
+        withUnsafeCurrentTask { task in
+            // The record holding the task is removed by this same task (`finish`) before it ends, under the
+            // lock every `cancel()` on it takes, so the reference never outlives the task.
+            guard let task else { return }
+            state.withLockedValue { $0.register(task: task, for: id) }
+        }
+        return try await body()
+    }
+
+    /// The one place where a handler's error becomes a wire status.
+    private func errorAnswer(for error: any Error, id: UInt32, method: UInt16) -> Frame {
+        let rpcError: RPCError
+        switch error {
+        case let error as RPCError:
+            rpcError = error
+        case is CancellationError:
+            rpcError = .cancelled()
+        default:
+            logger.error(
+                "handler failed",
+                metadata: ["rpc.method": "0x\(String(method, radix: 16))", "error": "\(String(reflecting: error))"]
+            )
+            rpcError = RPCError(.internal, "internal error")
+        }
+        return rpcError.frame(id: id, allocator: channel.channel.allocator)
+    }
+
+    /// Writes GOAWAY and closes; returns `nil` so handshake paths can `return close(...)`.
+    private func close(_ reason: GoAwayReason, _ message: String) -> ServerSession? {
+        logger.debug("closing connection", metadata: ["goaway.reason": "\(reason)", "goaway.message": "\(message)"])
+        writer.writeAndClose(.goAway(reason: reason, body: GoAwayBody(message: message).encoded()))
+        return nil
+    }
+}

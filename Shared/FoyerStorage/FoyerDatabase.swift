@@ -1,0 +1,370 @@
+// FoyerStorage: the storage layer every Foyer service uses.
+//
+// ## One store, two engines
+// A service writes its store once, against SQLKit's `SQLDatabase` (`sql.raw("... \(bind: x)")` and the query
+// builders), and runs it on SQLite (the embedded default: one file in the service's data directory) or on
+// PostgreSQL (a `postgres://` URL), chosen at start-up by `DatabaseConfiguration.parse`.
+//
+// Why sql-kit + sqlite-kit + postgres-kit:
+// - GRDB is an excellent SQLite library but SQLite only: a PostgreSQL deployment would need a second store.
+// - Writing every store twice (one per engine) doubles the code and the tests and lets the two drift apart.
+// - sql-kit renders one query per dialect (`?` vs `$1` placeholders, identifier quoting, RETURNING, upserts), and
+//   sqlite-kit/postgres-kit are maintained drivers on the same SwiftNIO stack, with a shared connection-pool
+//   abstraction (AsyncKit), so a store is one piece of code tested on both engines.
+//
+// ## What differs between the engines, and how this layer hides it
+// - Transactions: `FoyerDatabase.transaction` issues `BEGIN IMMEDIATE` on SQLite (the write lock is taken up front,
+//   so writers queue instead of failing with SQLITE_BUSY on lock upgrade) and `BEGIN` (READ COMMITTED) on
+//   PostgreSQL; COMMIT, or ROLLBACK on any thrown error. PostgreSQL aborts a whole transaction after any failed
+//   statement while SQLite only undoes the statement: the layer reports a silently aborted COMMIT as
+//   `FoyerStorageError.transactionAborted`, and `SQLDatabase.withSavepoint` gives the same "undo just this
+//   statement" behaviour on both.
+// - Concurrency: SQLite has one writer; here it is one pooled connection, so in-process transactions queue for it
+//   (bounded by `limits.acquireTimeout`) and never see SQLITE_BUSY; other processes on the same file wait up to the
+//   busy timeout. Reads use a separate pool of read-only connections that WAL lets run beside the writer.
+//   Each SQLite database runs its blocking SQLite calls on its own threads (one per connection), so a call
+//   sleeping in SQLite's busy handler can never hold up the connection that owns the lock.
+//   PostgreSQL uses a bounded pool (`limits.postgresPoolSize`).
+// - Errors: `DatabaseError.isUniqueViolation` / `isSerializationFailure` classify SQLite result codes and PostgreSQL
+//   SQLSTATEs alike.
+// - Types: use these column types, which mean the same on both engines:
+//     BIGINT (integers, ids, timestamps), TEXT, BOOLEAN (bind `Bool`), DOUBLE PRECISION,
+//     binary: `DatabaseEngineKind.binaryColumnType` (BLOB / BYTEA) with `SQLBytes` to bind and `decodeBytes` to read,
+//     time: BIGINT microseconds since the Unix epoch (`SQLTimestamp`, `Date.databaseMicroseconds`, `decodeDate`).
+//   Generate ids in the service (random bytes or text) rather than relying on AUTOINCREMENT / IDENTITY, whose
+//   syntax differs. TEXT ordering may differ (SQLite compares bytes, PostgreSQL uses the database collation):
+//   do not rely on ORDER BY over text for correctness.
+// - Migrations: `migrate(service:migrations:)` records versions per service in `foyer_migrations`, applies each
+//   migration in its own transaction, and on PostgreSQL takes `pg_advisory_xact_lock` keyed by the service so that
+//   replicas starting together apply each migration exactly once. DDL is transactional on both engines.
+//
+// ## Durability (SQLite)
+// WAL journal mode (readers never block the writer), `synchronous=FULL` by default: in WAL mode FULL fsyncs the
+// WAL at every commit, so a transaction that returned is on disk even after a power loss or OS crash; NORMAL only
+// guarantees that after a process crash and may lose the last commits on power loss. Foyer holds accounts and
+// credentials, so "nothing acknowledged is lost" wins over a few hundred microseconds per commit; a service with
+// re-creatable data may choose `.normal`. `foreign_keys=ON` and `busy_timeout` are set on every connection.
+//
+// ## No background task
+// PostgresNIO's `PostgresClient` needs its `run()` method running in a task (a swift-service-lifecycle `Service`).
+// This layer instead uses AsyncKit's `EventLoopConnectionPool` through postgres-kit, which keeps its state on an
+// event loop and needs no task of its own. So a service opens and migrates its database *before* it starts its
+// ServiceGroup (refusing to start on a migration problem), and closes it after the group has returned:
+//
+// ```swift
+// let database = try await FoyerDatabase.open(config, logger: logger)
+// try await database.migrate(service: "accounts", migrations: AccountStore.migrations)
+// do {
+//     try await ServiceGroup(services: [server], gracefulShutdownSignals: [.sigterm], logger: logger).run()
+// } catch {
+//     try await database.close()
+//     throw error
+// }
+// try await database.close()
+// ```
+
+import Foundation
+public import Logging
+import PostgresKit
+public import SQLKit
+import SQLiteKit
+import Synchronization
+
+/// An open database of one service: SQLite or PostgreSQL behind one API. See the top of this file for the design.
+///
+/// Open once per process with ``open(_:logger:)``, share it (it is `Sendable`), and call ``close()`` before the
+/// process exits (a database released without `close()` logs a warning and closes its connections without waiting).
+public final class FoyerDatabase: Sendable {
+    /// The configuration this database was opened with (its `description` hides passwords).
+    public let configuration: DatabaseConfiguration
+    let logger: Logger
+    private let backend: Backend
+    private let isClosed = Mutex(false)
+
+    private enum Backend: Sendable {
+        case sqlite(
+            writer: ConnectionPool<SQLiteConnectionFactory>,
+            readers: ConnectionPool<SQLiteConnectionFactory>,
+            threads: NIOThreadPool
+        )
+        case postgres(ConnectionPool<PostgresConnectionSource>)
+    }
+
+    /// Databases whose transaction body the current task is running (to refuse nested use, which would wait for
+    /// the SQLite writer forever or starve the PostgreSQL pool).
+    @TaskLocal private static var transactionsInProgress: Set<ObjectIdentifier> = []
+
+    /// Which engine this database runs on, for the rare statement that must differ. Inside a body,
+    /// `sql.engineKind` says the same.
+    public var engine: DatabaseEngineKind { self.configuration.engine.kind }
+
+    private init(configuration: DatabaseConfiguration, logger: Logger, backend: Backend) {
+        self.configuration = configuration
+        self.logger = logger
+        self.backend = backend
+    }
+
+    /// Opens the database and checks that it is reachable (one connection is opened now, so a wrong path, URL,
+    /// password or a server that is down fails here with ``FoyerStorageError/openFailed(_:)``).
+    ///
+    /// SQLite: creates the file's directory if needed and the file, switches it to WAL. PostgreSQL: connects once.
+    public static func open(_ configuration: DatabaseConfiguration, logger: Logger) async throws -> FoyerDatabase {
+        let limits = configuration.limits
+        guard limits.postgresPoolSize >= 1, limits.sqliteReaderCount >= 1 else {
+            throw FoyerStorageError.invalidConfiguration("postgresPoolSize and sqliteReaderCount must be at least 1")
+        }
+        guard limits.connectTimeout > .zero, limits.acquireTimeout > .zero, limits.sqliteBusyTimeout >= .zero else {
+            throw FoyerStorageError.invalidConfiguration("timeouts must be positive")
+        }
+        var logger = logger
+        logger[metadataKey: "database"] = "\(configuration.engine.kind)"
+
+        let database: FoyerDatabase
+        switch configuration.engine {
+        case .sqlite(let path):
+            guard !path.isEmpty else {
+                throw FoyerStorageError.invalidConfiguration("empty SQLite path")
+            }
+            let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
+            do {
+                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            } catch {
+                throw FoyerStorageError.openFailed(
+                    "sqlite:\(path): cannot create directory \(directory.path): \(error)"
+                )
+            }
+            // One thread per connection, owned by this database (see SQLiteConnectionFactory.threadPool).
+            let threads = NIOThreadPool(numberOfThreads: limits.sqliteReaderCount + 1)
+            threads.start()
+            func factory(_ role: SQLiteConnectionFactory.Role) -> SQLiteConnectionFactory {
+                SQLiteConnectionFactory(
+                    path: path,
+                    role: role,
+                    busyTimeout: limits.sqliteBusyTimeout,
+                    synchronous: configuration.sqliteSynchronous,
+                    threadPool: threads
+                )
+            }
+            let writer = ConnectionPool(
+                source: factory(.writer),
+                maxConnections: 1,
+                acquireTimeout: limits.acquireTimeout,
+                pruneIdle: false,
+                logger: logger
+            )
+            let readers = ConnectionPool(
+                source: factory(.reader),
+                maxConnections: limits.sqliteReaderCount,
+                acquireTimeout: limits.acquireTimeout,
+                pruneIdle: true,
+                logger: logger
+            )
+            database = FoyerDatabase(
+                configuration: configuration,
+                logger: logger,
+                backend: .sqlite(writer: writer, readers: readers, threads: threads)
+            )
+            do {
+                // The writer first: it creates the file and switches it to WAL before any reader opens it.
+                try await writer.withConnection { _ in }
+                try await readers.withConnection { connection in
+                    _ = try await connection.query("SELECT count(*) FROM sqlite_master")
+                }
+            } catch let error as FoyerStorageError {
+                try? await database.close()
+                throw error
+            } catch {
+                try? await database.close()
+                throw FoyerStorageError.openFailed("sqlite:\(path): \(error)")
+            }
+
+        case .postgres(let url):
+            let redacted = DatabaseConfiguration.redactingPassword(in: url)
+            var sqlConfiguration: SQLPostgresConfiguration
+            do {
+                sqlConfiguration = try SQLPostgresConfiguration(url: url)
+            } catch {
+                throw FoyerStorageError.invalidConfiguration("'\(redacted)' is not a usable PostgreSQL URL")
+            }
+            sqlConfiguration.coreConfiguration.options.connectTimeout = limits.connectTimeout.timeAmount
+            if let schema = configuration.postgresSchema {
+                sqlConfiguration.searchPath = [schema]
+            }
+            let pool = ConnectionPool(
+                source: PostgresConnectionSource(sqlConfiguration: sqlConfiguration),
+                maxConnections: limits.postgresPoolSize,
+                acquireTimeout: limits.acquireTimeout,
+                pruneIdle: true,
+                logger: logger
+            )
+            database = FoyerDatabase(configuration: configuration, logger: logger, backend: .postgres(pool))
+            do {
+                try await pool.withConnection { connection in _ = try await connection.query("SELECT 1" as String).get()
+                }
+            } catch {
+                try? await database.close()
+                throw FoyerStorageError.openFailed("\(redacted): \(String(reflecting: error))")
+            }
+        }
+        logger.info("Opened database", metadata: ["location": "\(configuration)"])
+        return database
+    }
+
+    /// Runs `body` with a connection for reads, outside any transaction (each statement sees the latest commits).
+    ///
+    /// Write in ``transaction(retryingSerializationFailures:_:)`` instead: on SQLite this connection is read-only
+    /// (`PRAGMA query_only`), so a write here fails — on purpose, so that a store tested on both engines cannot
+    /// write outside a transaction. Do not keep the connection beyond `body`.
+    nonisolated(nonsending) public func withConnection<T>(
+        _ body: nonisolated(nonsending) (any SQLDatabase) async throws -> T
+    ) async throws -> T {
+        try self.checkUsable()
+        switch self.backend {
+        case .sqlite(_, let readers, _):
+            return try await readers.withConnection { connection in
+                try await body(
+                    PooledConnection.sqlite(connection).sql(
+                        logger: self.logger,
+                        queryLogLevel: self.configuration.queryLogLevel
+                    )
+                )
+            }
+        case .postgres(let pool):
+            return try await pool.withConnection { connection in
+                try await body(
+                    PooledConnection.postgres(connection).sql(
+                        logger: self.logger,
+                        queryLogLevel: self.configuration.queryLogLevel
+                    )
+                )
+            }
+        }
+    }
+
+    /// Runs `body` in a transaction and returns its result: COMMIT when it returns, ROLLBACK when anything throws
+    /// (the error is rethrown unchanged). Run every statement of the transaction on the connection `body` receives.
+    ///
+    /// - SQLite: `BEGIN IMMEDIATE` on the single writer connection; transactions of this process run one at a time.
+    /// - PostgreSQL: `BEGIN` (READ COMMITTED) on a pooled connection. `UPDATE t SET n = n + 1` never loses updates;
+    ///   for read-then-write logic lock the rows read with the query builder's `.for(.update)` (it renders
+    ///   `FOR UPDATE` on PostgreSQL and nothing on SQLite, whose writers are serial anyway; never write `FOR UPDATE`
+    ///   in raw SQL, SQLite rejects it), or use a conditional UPDATE.
+    ///
+    /// - Parameter retries: how many times to run the whole transaction again (after a short random pause) when it
+    ///   fails with `DatabaseError.isSerializationFailure` (deadlock, serialization failure, SQLITE_BUSY). `body` must
+    ///   then be safe to run more than once: no side effects outside the database.
+    nonisolated(nonsending) public func transaction<T>(
+        retryingSerializationFailures retries: Int = 0,
+        _ body: nonisolated(nonsending) (any SQLDatabase) async throws -> T
+    ) async throws -> T {
+        var attempt = 0
+        while true {
+            do {
+                return try await self.transactionOnce(body)
+            } catch  where attempt < retries && DatabaseError.isSerializationFailure(error) {
+                attempt += 1
+                self.logger.debug(
+                    "Retrying transaction after a concurrency conflict",
+                    metadata: [
+                        "attempt": "\(attempt)", "error": "\(String(reflecting: error))",
+                    ]
+                )
+                let ceiling = min(100, 5 << min(attempt, 5))
+                try await Task.sleep(for: .milliseconds(Int.random(in: 1...ceiling)))
+            }
+        }
+    }
+
+    nonisolated(nonsending) private func transactionOnce<T>(
+        _ body: nonisolated(nonsending) (any SQLDatabase) async throws -> T
+    ) async throws -> T {
+        try self.checkUsable()
+        let id = ObjectIdentifier(self)
+        let inProgress = Self.transactionsInProgress
+        return try await Self.$transactionsInProgress.withValue(inProgress.union([id])) {
+            switch self.backend {
+            case .sqlite(let writer, _, _):
+                try await writer.withConnection { connection in
+                    try await self.run(on: .sqlite(connection), body)
+                }
+            case .postgres(let pool):
+                try await pool.withConnection { connection in
+                    try await self.run(on: .postgres(connection), body)
+                }
+            }
+        }
+    }
+
+    nonisolated(nonsending) private func run<T>(
+        on connection: PooledConnection,
+        _ body: nonisolated(nonsending) (any SQLDatabase) async throws -> T
+    ) async throws -> T {
+        try await connection.begin()
+        do {
+            let result = try await body(
+                connection.sql(logger: self.logger, queryLogLevel: self.configuration.queryLogLevel)
+            )
+            try await connection.commit()
+            return result
+        } catch {
+            do {
+                try await connection.rollback()
+            } catch let rollbackError {
+                // The connection may still be inside the transaction: never hand it out again.
+                self.logger.warning(
+                    "ROLLBACK failed; discarding the connection",
+                    metadata: [
+                        "error": "\(String(reflecting: rollbackError))"
+                    ]
+                )
+                await connection.discard()
+            }
+            throw error
+        }
+    }
+
+    /// Closes every connection (SQLite checkpoints the WAL into the file). Call it once the work is done (a
+    /// connection still in use is closed when its body returns). Idempotent. Operations started after it throw
+    /// ``FoyerStorageError/closed``.
+    public func close() async throws {
+        let alreadyClosed = self.isClosed.withLock { closed in
+            defer { closed = true }
+            return closed
+        }
+        guard !alreadyClosed else { return }
+        switch self.backend {
+        case .sqlite(let writer, let readers, let threads):
+            try await readers.close()
+            try await writer.close()
+            try await threads.shutdownGracefully()
+        case .postgres(let pool):
+            try await pool.close()
+        }
+        self.logger.debug("Closed database")
+    }
+
+    deinit {
+        // Forgetting close() must not crash the process (the pools assert that they were shut down): close them
+        // now, without waiting. Connections still in use close when they are returned.
+        guard !self.isClosed.withLock({ $0 }) else { return }
+        self.logger.warning("FoyerDatabase was released without close(); closing its connections now")
+        switch self.backend {
+        case .sqlite(let writer, let readers, let threads):
+            // The threads stop only after the connections have closed on them.
+            readers.closeWithoutWaiting().and(writer.closeWithoutWaiting()).whenComplete { _ in
+                threads.shutdownGracefully { _ in }
+            }
+        case .postgres(let pool):
+            _ = pool.closeWithoutWaiting()
+        }
+    }
+
+    private func checkUsable() throws {
+        if self.isClosed.withLock({ $0 }) {
+            throw FoyerStorageError.closed
+        }
+        if Self.transactionsInProgress.contains(ObjectIdentifier(self)) {
+            throw FoyerStorageError.nestedTransaction
+        }
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+
+/// Everything one `foyer-bench` run measured, printable as tables and writable as JSON.
+struct BenchReport: Codable {
+    var machine: MachineDescription
+    var rpc: [RPCRow] = []
+    var lz4: [LZ4Benchmark.Row] = []
+
+    func printRPC() {
+        print("RPC small-call round trips over loopback (one connection, 32-byte echo)")
+        print(row(["in flight", "system", "calls/s", "p50 µs", "p99 µs", "wire B/call", "vs raw echo"], widths: [9, 13, 11, 9, 9, 11, 11]))
+        for level in Set(rpc.map(\.inFlight)).sorted() {
+            let raw = rpc.first { $0.system == "raw-nio-echo" && $0.inFlight == level }
+            for entry in rpc where entry.inFlight == level {
+                let ratio = raw.map { String(format: "%.2f×", entry.callsPerSecond / $0.callsPerSecond) } ?? "-"
+                print(row([
+                    "\(level)", entry.system, String(format: "%.0f", entry.callsPerSecond),
+                    String(format: "%.0f", entry.p50Microseconds), String(format: "%.0f", entry.p99Microseconds),
+                    "\(entry.bytesOnWirePerCall)", ratio,
+                ], widths: [9, 13, 11, 9, 9, 11, 11]))
+            }
+        }
+        print("")
+    }
+
+    func printLZ4() {
+        print("LZ4: the wire codec (BodyCompression) against liblz4 called directly, MB/s")
+        let widths = [8, 10, 12, 12, 7, 12, 12, 7]
+        print(row(["bytes", "→ bytes", "codec comp", "liblz4 comp", "ratio", "codec dec", "liblz4 dec", "ratio"], widths: widths))
+        for entry in lz4 {
+            print(row([
+                "\(entry.payloadBytes)", "\(entry.compressedBytes)",
+                String(format: "%.0f", entry.codecCompressMBps), String(format: "%.0f", entry.liblz4CompressMBps),
+                String(format: "%.2f", entry.codecCompressMBps / entry.liblz4CompressMBps),
+                String(format: "%.0f", entry.codecDecompressMBps), String(format: "%.0f", entry.liblz4DecompressMBps),
+                String(format: "%.2f", entry.codecDecompressMBps / entry.liblz4DecompressMBps),
+            ], widths: widths))
+        }
+    }
+
+    func json() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        return try encoder.encode(self)
+    }
+
+    private func row(_ cells: [String], widths: [Int]) -> String {
+        zip(cells, widths).map { cell, width in
+            String(repeating: " ", count: max(0, width - cell.count)) + cell
+        }.joined(separator: "  ")
+    }
+}
+
+/// Where the numbers came from.
+struct MachineDescription: Codable {
+    var date: String
+    var cores: Int
+    var memoryGiB: Double
+    var cpu: String
+
+    var summary: String { "\(cpu), \(cores) cores, \(String(format: "%.0f", memoryGiB)) GiB, \(date)" }
+
+    static func current() -> MachineDescription {
+        let info = ProcessInfo.processInfo
+        let cpuInfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
+        let model = cpuInfo.split(separator: "\n").first { $0.hasPrefix("model name") }
+            .map { $0.split(separator: ":", maxSplits: 1).last.map { $0.trimmingCharacters(in: .whitespaces) } ?? "" } ?? "unknown CPU"
+        let formatter = ISO8601DateFormatter()
+        return MachineDescription(
+            date: formatter.string(from: Date()),
+            cores: info.activeProcessorCount,
+            memoryGiB: Double(info.physicalMemory) / 1_073_741_824,
+            cpu: model ?? "unknown CPU"
+        )
+    }
+}
