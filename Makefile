@@ -50,7 +50,7 @@ bench: deps ## Print the benchmark tables (RPC vs raw SwiftNIO echo, LZ4 vs libl
 .PHONY: fuzz
 fuzz: deps ## Fuzz the frame and body decoders with libFuzzer for FUZZ_SECONDS (default 60)
 	$(SWIFT) build -c debug --product foyer-fuzz --scratch-path .build-fuzz \
-		-Xswiftc -sanitize=fuzzer,address -Xswiftc -DFOYER_FUZZING
+		-Xswiftc -sanitize=fuzzer,address -Xswiftc -DFOYER_FUZZING -Xswiftc -use-ld=lld
 	@mkdir -p fuzz-corpus
 	.build-fuzz/debug/foyer-fuzz fuzz-corpus -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -rss_limit_mb=2048
 

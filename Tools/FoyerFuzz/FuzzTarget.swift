@@ -1,3 +1,4 @@
+import Foundation
 import FoyerWire
 import NIOCore
 
@@ -49,17 +50,37 @@ enum FuzzTarget {
 }
 
 #if FOYER_FUZZING
+/// The callback libFuzzer's own `main` looks for (linked in by some linkers whatever main the program has).
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     FuzzTarget.run(UnsafeRawBufferPointer(start: data, count: size))
     return 0
 }
-#else
-import Foundation
 
+/// libFuzzer's entry for programs that keep their own `main` (SwiftPM always generates one for an executable).
+@_silgen_name("LLVMFuzzerRunDriver")
+func LLVMFuzzerRunDriver(
+    _ argc: UnsafeMutablePointer<CInt>,
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
+    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
+) -> CInt
+
+@main
+struct FuzzMain {
+    static func main() {
+        var argc = CommandLine.argc
+        var argv = CommandLine.unsafeArgv
+        let status = LLVMFuzzerRunDriver(&argc, &argv) { data, size in
+            FuzzTarget.run(UnsafeRawBufferPointer(start: data, count: size))
+            return 0
+        }
+        exit(status)
+    }
+}
+#else
 /// Without libFuzzer (a normal build), replays the files given as arguments: a corpus or a crash reproducer.
 @main
-struct FuzzReplay {
+struct FuzzMain {
     static func main() throws {
         let paths = CommandLine.arguments.dropFirst()
         guard !paths.isEmpty else {
