@@ -14,7 +14,7 @@ help: ## List the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  \033[36m%-10s\033[0m %s\n", $$1, $$2}'
 
 .PHONY: deps
-deps: ## Install what is missing: liblz4, libssl, libsqlite3, PostgreSQL, Python's cryptography
+deps: ## Install what is missing: liblz4, libssl, libsqlite3, PostgreSQL, Python's cryptography and PyJWT
 	@command -v $(SWIFT) >/dev/null || { echo "Swift 6 is required (https://www.swift.org/install)"; exit 1; }
 	@missing=$$(for p in $(DEB_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
@@ -22,20 +22,21 @@ deps: ## Install what is missing: liblz4, libssl, libsqlite3, PostgreSQL, Python
 		sudo=$$( [ "$$(id -u)" -eq 0 ] || echo sudo ); \
 		$$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq $$missing >/dev/null; \
 	fi
-	@python3 -c 'import cryptography' 2>/dev/null || python3 -m pip install --quiet cryptography \
-		|| { echo "could not install Python's cryptography package (needed by the crypto cross-check)"; exit 1; }
+	@python3 -c 'import cryptography, jwt' 2>/dev/null || python3 -m pip install --quiet cryptography pyjwt \
+		|| { echo "could not install Python's cryptography and PyJWT (the outside implementations the tests check against)"; exit 1; }
 
 .PHONY: build
 build: deps ## Build everything (CONFIGURATION=release for optimised binaries)
 	$(SWIFT) build -c $(CONFIGURATION)
 
 .PHONY: test
+# Tests run one at a time: on two cores, suites running side by side starve each other's timeouts.
 test: deps ## Run every test, on SQLite and on a throwaway PostgreSQL started on loopback
 	@pgdir=$$(mktemp -u /tmp/foyer-test-pg.XXXXXX); \
 	url=$$(scripts/throwaway-postgres.sh start $$pgdir) || exit 1; \
 	trap "scripts/throwaway-postgres.sh stop $$pgdir >/dev/null 2>&1" EXIT; \
 	echo "PostgreSQL for tests at $$url"; \
-	FOYER_TEST_POSTGRES_URL=$$url $(SWIFT) test
+	FOYER_TEST_POSTGRES_URL=$$url $(SWIFT) test --no-parallel
 
 .PHONY: run
 run: deps ## Build in release mode and start the stack on loopback (Ctrl-C stops it)

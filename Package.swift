@@ -20,6 +20,13 @@ let package = Package(
         .library(name: "FoyerCrypto", targets: ["FoyerCrypto"]),
         .library(name: "FoyerStorage", targets: ["FoyerStorage"]),
         .library(name: "FoyerAPI", targets: ["FoyerAPI"]),
+        .executable(name: "identity", targets: ["IdentityMain"]),
+        .executable(name: "guest-quota", targets: ["GuestQuotaMain"]),
+        .executable(name: "user-data", targets: ["UserDataMain"]),
+        .executable(name: "cleanup", targets: ["CleanupMain"]),
+        .executable(name: "gateway", targets: ["GatewayMain"]),
+        .executable(name: "foyer", targets: ["FoyerCLI"]),
+        .library(name: "FoyerClient", targets: ["FoyerClient"]),
         .executable(name: "foyer-bench", targets: ["FoyerBench"]),
         .executable(name: "foyer-fuzz", targets: ["FoyerFuzz"]),
     ],
@@ -31,6 +38,7 @@ let package = Package(
         .package(url: "https://github.com/vapor/sqlite-kit.git", from: "4.5.2"),
         .package(url: "https://github.com/vapor/postgres-kit.git", from: "2.17.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
     ],
     targets: [
         // MARK: C libraries, each wrapped by exactly one Swift target
@@ -90,6 +98,201 @@ let package = Package(
             name: "FoyerAPI",
             dependencies: ["FoyerWire", .product(name: "NIOCore", package: "swift-nio")],
             path: "Shared/FoyerAPI",
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: Service kit: configuration, logging, lifecycle shared by every executable
+        .target(
+            name: "FoyerServiceKit",
+            dependencies: [
+                "FoyerRPC",
+                "FoyerStorage",
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "Shared/FoyerServiceKit",
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: Services: a library (store, handlers, build function) and a small executable each
+        .target(
+            name: "FoyerIdentity",
+            dependencies: [
+                "FoyerRPC",
+                "FoyerWire",
+                "FoyerAPI",
+                "FoyerCrypto",
+                "FoyerStorage",
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Services/Identity/Library",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "IdentityMain",
+            dependencies: [
+                "FoyerIdentity",
+                "FoyerServiceKit",
+                "FoyerRPC",
+                "FoyerStorage",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Services/Identity/Executable",
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "FoyerGuestQuota",
+            dependencies: [
+                "FoyerRPC",
+                "FoyerWire",
+                "FoyerAPI",
+                "FoyerCrypto",
+                "FoyerStorage",
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Services/GuestQuota/Library",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "GuestQuotaMain",
+            dependencies: [
+                "FoyerGuestQuota",
+                "FoyerServiceKit",
+                "FoyerRPC",
+                "FoyerStorage",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Services/GuestQuota/Executable",
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "FoyerUserData",
+            dependencies: [
+                "FoyerRPC",
+                "FoyerWire",
+                "FoyerAPI",
+                "FoyerCrypto",
+                "FoyerStorage",
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Services/UserData/Library",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "UserDataMain",
+            dependencies: [
+                "FoyerUserData",
+                "FoyerServiceKit",
+                "FoyerRPC",
+                "FoyerStorage",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Services/UserData/Executable",
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: Shared by services: access-token checks (identity, gateway), account operations (gateway, cleanup)
+        .target(
+            name: "FoyerAccessTokens",
+            dependencies: ["FoyerAPI", "FoyerCrypto", "FoyerRPC"],
+            path: "Shared/FoyerAccessTokens",
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "FoyerAccountOps",
+            dependencies: ["FoyerAPI", "FoyerRPC", "FoyerWire", .product(name: "Logging", package: "swift-log")],
+            path: "Shared/FoyerAccountOps",
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "FoyerGateway",
+            dependencies: [
+                "FoyerAccessTokens",
+                "FoyerAccountOps",
+                "FoyerAPI",
+                "FoyerCrypto",
+                "FoyerRPC",
+                "FoyerWire",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Services/Gateway/Library",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "GatewayMain",
+            dependencies: ["FoyerGateway", "FoyerServiceKit", "FoyerRPC", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Services/Gateway/Executable",
+            swiftSettings: swiftSettings
+        ),
+
+        .target(
+            name: "FoyerCleanup",
+            dependencies: [
+                "FoyerAccountOps",
+                "FoyerAPI",
+                "FoyerCrypto",
+                "FoyerRPC",
+                "FoyerWire",
+                "FoyerStorage",
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Services/Cleanup/Library",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "CleanupMain",
+            dependencies: [
+                "FoyerCleanup",
+                "FoyerServiceKit",
+                "FoyerRPC",
+                "FoyerStorage",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Services/Cleanup/Executable",
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: The client library and the `foyer` command line
+        .target(
+            name: "FoyerClient",
+            dependencies: [
+                "FoyerAPI",
+                "FoyerRPC",
+                "FoyerWire",
+                "FoyerCrypto",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Shared/FoyerClient",
+            exclude: ["README.md"],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "FoyerCLI",
+            dependencies: [
+                "FoyerClient",
+                "FoyerAPI",
+                "FoyerRPC",
+                "FoyerWire",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tools/FoyerCLI",
             swiftSettings: swiftSettings
         ),
 
@@ -167,6 +370,97 @@ let package = Package(
         .testTarget(
             name: "FoyerStorageTests",
             dependencies: ["FoyerStorage", "FoyerTestSupport", .product(name: "SQLKit", package: "sql-kit")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "FoyerIdentityTests",
+            dependencies: [
+                "FoyerIdentity",
+                "FoyerAPI",
+                "FoyerRPC",
+                "FoyerWire",
+                "FoyerCrypto",
+                "FoyerStorage",
+                "FoyerTestSupport",
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            exclude: ["identity_check.py"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "FoyerGuestQuotaTests",
+            dependencies: [
+                "FoyerGuestQuota",
+                "FoyerAPI",
+                "FoyerRPC",
+                "FoyerWire",
+                "FoyerCrypto",
+                "FoyerStorage",
+                "FoyerTestSupport",
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "FoyerUserDataTests",
+            dependencies: [
+                "FoyerUserData",
+                "FoyerAPI",
+                "FoyerRPC",
+                "FoyerWire",
+                "FoyerCrypto",
+                "FoyerStorage",
+                "FoyerTestSupport",
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "FoyerCleanupTests",
+            dependencies: [
+                "FoyerCleanup",
+                "FoyerIdentity",
+                "FoyerGuestQuota",
+                "FoyerUserData",
+                "FoyerAccountOps",
+                "FoyerAPI",
+                "FoyerRPC",
+                "FoyerWire",
+                "FoyerCrypto",
+                "FoyerStorage",
+                "FoyerTestSupport",
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "FoyerClientTests",
+            dependencies: [
+                "FoyerClient",
+                "FoyerGateway",
+                "FoyerIdentity",
+                "FoyerGuestQuota",
+                "FoyerUserData",
+                "FoyerCleanup",
+                "FoyerAPI",
+                "FoyerRPC",
+                "FoyerWire",
+                "FoyerCrypto",
+                "FoyerStorage",
+                "FoyerTestSupport",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
             swiftSettings: swiftSettings
         ),
     ]

@@ -1,13 +1,67 @@
 #!/usr/bin/env bash
-# Starts the Foyer stack on loopback from the release build. Each service is added here as it is built.
+# Starts the whole Foyer stack on loopback from the release build, waits until every service answers its health
+# check, prints what runs where, and stops everything cleanly on Ctrl-C (SIGTERM to each; they drain, then exit).
+#
+#   DATA_DIR      where SQLite files, the cluster secret and signing keys live (default .data; reused next time)
+#   POSTGRES_URL  run every service on this PostgreSQL instead (each in a schema of its own)
+#   BIN           the directory with the executables (default .build/release)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-services=()
-for name in identity guest-quota user-data cleanup gateway; do
-    [[ -x .build/release/$name ]] && services+=("$name")
+
+bin=${BIN:-.build/release}
+export FOYER_DATA_DIR=${DATA_DIR:-.data}
+mkdir -p "$FOYER_DATA_DIR/logs"
+if [[ -n ${POSTGRES_URL:-} ]]; then export FOYER_DATABASE=$POSTGRES_URL; fi
+
+# name:port, in start order (the gateway last: it calls the others).
+services=(identity:7401 guest-quota:7402 user-data:7403 cleanup:7404 gateway:7400)
+for entry in "${services[@]}"; do
+    [[ -x $bin/${entry%%:*} ]] || { echo "missing $bin/${entry%%:*}: run 'swift build -c release' (make run does)" >&2; exit 1; }
 done
-if [[ ${#services[@]} -eq 0 ]]; then
-    echo "No Foyer service is built yet: the foundation (protocol, RPC runtime, crypto, storage) is in place;" >&2
-    echo "the identity, guest-quota, user-data, cleanup and gateway services come next." >&2
-    exit 1
-fi
+
+pids=()
+stop() {
+    trap - INT TERM EXIT
+    echo
+    echo "stopping..."
+    for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+    for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+    echo "stopped."
+}
+trap stop INT TERM EXIT
+
+for entry in "${services[@]}"; do
+    name=${entry%%:*} port=${entry##*:}
+    extra=()
+    # The local stack is also the load-test bench: let `foyer load` spread sign-up source addresses.
+    [[ $name == gateway ]] && extra+=(--load-test-sources)
+    FOYER_PORT=$port "$bin/$name" "${extra[@]}" >>"$FOYER_DATA_DIR/logs/$name.log" 2>&1 &
+    pids+=($!)
+    healthy=
+    for _ in $(seq 100); do
+        if FOYER_PORT=$port "$bin/$name" --check-health >/dev/null 2>&1; then healthy=yes; break; fi
+        kill -0 "${pids[-1]}" 2>/dev/null || break
+        sleep 0.1
+    done
+    if [[ -z $healthy ]]; then
+        echo "$name did not come up; its log ($FOYER_DATA_DIR/logs/$name.log) ends with:" >&2
+        tail -n 20 "$FOYER_DATA_DIR/logs/$name.log" >&2 || true
+        exit 1
+    fi
+    printf '  %-12s 127.0.0.1:%s   (log: %s/logs/%s.log)\n' "$name" "$port" "$FOYER_DATA_DIR" "$name"
+done
+
+cat <<EOM
+
+Foyer is running on ${POSTGRES_URL:+PostgreSQL}${POSTGRES_URL:-SQLite in $FOYER_DATA_DIR}. Try it:
+
+  $bin/foyer guest --session /tmp/me.json
+  $bin/foyer put --session /tmp/me.json notes first "hello"
+  $bin/foyer quota --session /tmp/me.json
+  $bin/foyer sign-up --session /tmp/me.json --email you@example.com --password 'a long passphrase'
+  $bin/foyer me --session /tmp/me.json
+
+Ctrl-C stops everything.
+EOM
+wait -n "${pids[@]}" || true
+echo "a service exited; stopping the rest" >&2

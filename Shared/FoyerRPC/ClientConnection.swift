@@ -15,6 +15,20 @@ final class ClientConnection: Sendable {
     private let requestBodyByteCountMax: Int
     private let responseBodyByteCountMax: Int
     private let nextID = Atomic<UInt32>(0)
+    private let submissions = Mutex(Submissions())
+
+    /// Calls waiting for the event loop: one hop starts a whole batch.
+    private struct Submissions {
+        var calls: [Submission] = []
+        var drainScheduled = false
+    }
+
+    private struct Submission {
+        let id: UInt32
+        let bytes: ByteBuffer
+        let deadline: NIODeadline
+        let continuation: CheckedContinuation<Frame, any Error>
+    }
 
     private init(channel: any Channel, handler: NIOLoopBound<ClientConnectionHandler>, gauge: ConnectionGauge, ack: HelloAck, configuration: RPCClientConfiguration) {
         self.channel = channel
@@ -123,12 +137,31 @@ final class ClientConnection: Sendable {
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Frame, any Error>) in
                 if Task.isCancelled { return continuation.resume(throwing: RPCError.cancelled()) }
-                eventLoop.execute {
-                    handler.value.start(id: id, bytes: bytes, deadline: deadline, continuation: continuation)
-                }
+                submit(Submission(id: id, bytes: bytes, deadline: deadline, continuation: continuation))
             }
         } onCancel: {
             eventLoop.execute { handler.value.stop(id: id, error: .cancelled()) }
+        }
+    }
+
+    private func submit(_ submission: Submission) {
+        let scheduleDrain = submissions.withLock { queue in
+            queue.calls.append(submission)
+            guard !queue.drainScheduled else { return false }
+            queue.drainScheduled = true
+            return true
+        }
+        guard scheduleDrain else { return }
+        let handler = self.handler
+        channel.eventLoop.execute {
+            let batch = self.submissions.withLock { queue in
+                queue.drainScheduled = false
+                defer { queue.calls.removeAll(keepingCapacity: true) }
+                return queue.calls
+            }
+            for call in batch {
+                handler.value.start(id: call.id, bytes: call.bytes, deadline: call.deadline, continuation: call.continuation)
+            }
         }
     }
 

@@ -28,7 +28,7 @@ final class ClientConnectionHandler: ChannelInboundHandler {
 
     private struct Call {
         var continuation: CheckedContinuation<Frame, any Error>?
-        var timer: Scheduled<Void>?
+        var deadline: NIODeadline?
         var written: Bool
         var bytes: ByteBuffer?
     }
@@ -51,6 +51,9 @@ final class ClientConnectionHandler: ChannelInboundHandler {
     private var lastCallFinished = NIODeadline.now()
     private var serverIdleTimeout: TimeAmount?
     private var keepalive: RepeatedTask?
+    private var deadlineSweep: RepeatedTask?
+    /// The earliest deadline of a pending call (or of one already answered): sweeps before it are free.
+    private var nextDeadline: NIODeadline?
     private var nextPingID: UInt32 = 0
     private var flushScheduled = false
 
@@ -153,6 +156,10 @@ final class ClientConnectionHandler: ChannelInboundHandler {
         keepalive = context.eventLoop.scheduleRepeatedTask(initialDelay: keepaliveInterval, delay: keepaliveInterval) { _ in
             loopBound.value.checkKeepalive()
         }
+        // One sweep every 10 ms instead of a timer per call: deadlines fire at most 10 ms late.
+        deadlineSweep = context.eventLoop.scheduleRepeatedTask(initialDelay: .milliseconds(10), delay: .milliseconds(10)) { _ in
+            loopBound.value.expireDeadlines(now: .now())
+        }
         handshakePromise.succeed(ack)
     }
 
@@ -169,13 +176,8 @@ final class ClientConnectionHandler: ChannelInboundHandler {
         guard written < maxInFlight || queue.count < queueMax else {
             return continuation.resume(throwing: RPCError(.overloaded, "too many calls waiting for this upstream"))
         }
-        let timer = deadline.map { deadline in
-            let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
-            return context.eventLoop.scheduleTask(deadline: deadline) {
-                loopBound.value.stop(id: id, error: .deadlineExceeded())
-            }
-        }
-        calls[id] = Call(continuation: continuation, timer: timer, written: false, bytes: bytes)
+        calls[id] = Call(continuation: continuation, deadline: deadline, written: false, bytes: bytes)
+        if let deadline { nextDeadline = min(nextDeadline ?? deadline, deadline) }
         gauge.add(1)
         if written < maxInFlight {
             send(id: id, context: context)
@@ -189,7 +191,6 @@ final class ClientConnectionHandler: ChannelInboundHandler {
     func stop(id: UInt32, error: RPCError) {
         guard var call = calls[id], let continuation = call.continuation else { return }
         call.continuation = nil
-        call.timer?.cancel()
         if call.written {
             calls[id] = call
             if let context { write(.cancel(id: id), context: context) }
@@ -199,6 +200,22 @@ final class ClientConnectionHandler: ChannelInboundHandler {
             gauge.add(-1)
         }
         continuation.resume(throwing: error)
+    }
+
+    /// Fails every call whose deadline has passed with `deadlineExceeded`.
+    private func expireDeadlines(now: NIODeadline) {
+        guard let next = nextDeadline, next <= now else { return }
+        nextDeadline = nil
+        var expired: [UInt32] = []
+        for (id, call) in calls where call.continuation != nil {
+            guard let deadline = call.deadline else { continue }
+            if deadline <= now {
+                expired.append(id)
+            } else {
+                nextDeadline = min(nextDeadline ?? deadline, deadline)
+            }
+        }
+        for id in expired { stop(id: id, error: .deadlineExceeded()) }
     }
 
     private func send(id: UInt32, context: ChannelHandlerContext) {
@@ -216,7 +233,6 @@ final class ClientConnectionHandler: ChannelInboundHandler {
         written -= 1
         gauge.add(-1)
         lastCallFinished = .now()
-        call.timer?.cancel()
         call.continuation?.resume(returning: frame)
         while written < maxInFlight, state == .ready, let next = queue.popFirst() {
             send(id: next, context: context)
@@ -234,7 +250,6 @@ final class ClientConnectionHandler: ChannelInboundHandler {
         while let id = queue.popFirst() {
             if let call = calls.removeValue(forKey: id) {
                 gauge.add(-1)
-                call.timer?.cancel()
                 call.continuation?.resume(throwing: RPCError(.unavailable, "connection is draining"))
             }
         }
@@ -297,12 +312,12 @@ final class ClientConnectionHandler: ChannelInboundHandler {
         state = .closed
         gauge.markClosed()
         keepalive?.cancel()
+        deadlineSweep?.cancel()
         let pending = calls
         calls.removeAll()
         queue.removeAll()
         for call in pending.values {
             gauge.add(-1)
-            call.timer?.cancel()
             let error = call.written ? reason : RPCError(.unavailable, reason.message)
             call.continuation?.resume(throwing: error)
         }

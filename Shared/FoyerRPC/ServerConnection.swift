@@ -42,6 +42,8 @@ final class ServerConnection: Sendable {
             try await channel.executeThenClose { inbound, _ in
                 var frames = inbound.makeAsyncIterator()
                 guard let hello = try await frames.next(), let session = try await handshake(hello) else { return }
+                let sweep = startDeadlineSweep()
+                defer { sweep.cancel() }
                 try await withThrowingDiscardingTaskGroup { group in
                     while let frame = try await frames.next() {
                         guard try await dispatch(frame, session: session, group: &group) else { break }
@@ -120,7 +122,9 @@ final class ServerConnection: Sendable {
         session: ServerSession,
         group: inout ThrowingDiscardingTaskGroup<any Error>
     ) async throws -> Bool {
-        switch state.withLockedValue({ $0.received(frame.header, now: .now()) }) {
+        let deadline = frame.header.type == .request && frame.header.aux != 0
+            ? NIODeadline.now() + .microseconds(Int64(frame.header.aux)) : nil
+        switch state.withLockedValue({ $0.received(frame.header, now: .now(), deadline: deadline) }) {
         case .dispatch:
             let request: Frame
             do {
@@ -133,7 +137,6 @@ final class ServerConnection: Sendable {
                 _ = close(error.goAwayReason, error.detail)
                 return false
             }
-            let deadline = startDeadlineTimer(for: request.header)
             try await server.requestPermits.acquire()
             group.addTask { await self.serve(request, deadline: deadline, session: session) }
         case .reject(let status, let message):
@@ -151,16 +154,12 @@ final class ServerConnection: Sendable {
         return true
     }
 
-    /// The request's deadline, counted from when it was read, and a timer that stops the call when it passes.
-    private func startDeadlineTimer(for header: FrameHeader) -> NIODeadline? {
-        guard header.aux != 0 else { return nil }
-        let id = header.id
-        let deadline = NIODeadline.now() + .microseconds(Int64(header.aux))
-        let timer = channel.channel.eventLoop.scheduleTask(deadline: deadline) { [self] in
-            self.state.withLockedValue { $0.stop(id: id, reason: .deadlineExceeded) }
+    /// Checks the deadlines of the calls in flight every 10 ms on the connection's event loop.
+    private func startDeadlineSweep() -> RepeatedTask {
+        channel.channel.eventLoop.scheduleRepeatedTask(initialDelay: .milliseconds(10), delay: .milliseconds(10)) {
+            [self] _ in
+            self.state.withLockedValue { $0.expireDeadlines(now: .now()) }
         }
-        state.withLockedValue { $0.attach(timer: timer, to: id) }
-        return deadline
     }
 
     /// Runs one request and writes its one answer.
@@ -195,7 +194,6 @@ final class ServerConnection: Sendable {
         }
         // Free the id before the answer leaves, so the client may reuse it as soon as it reads the answer.
         let record = state.withLockedValue { $0.finish(id: id) }
-        record?.deadlineTimer?.cancel()
         if case .error = answer.type, let reason = record?.stopReason {
             answer = RPCError(reason, reason == .deadlineExceeded ? "the deadline passed" : "cancelled by the client")
                 .frame(id: id, allocator: channel.channel.allocator)

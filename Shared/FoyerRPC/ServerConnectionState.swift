@@ -16,7 +16,8 @@ struct ServerConnectionState: Sendable {
         var task: HandlerTask?
         /// Why the call was stopped early, if it was.
         var stopReason: RPCStatus?
-        var deadlineTimer: Scheduled<Void>?
+        /// When the client stops waiting (from the request's `aux`), if it said.
+        var deadline: NIODeadline?
     }
 
     enum Action: Equatable {
@@ -37,6 +38,8 @@ struct ServerConnectionState: Sendable {
     private(set) var phase: Phase = .awaitingHello
     private(set) var maxInFlight = 0
     private(set) var inFlight: [UInt32: InFlight] = [:]
+    /// The earliest deadline among calls in flight (possibly of a call already answered): sweeps before it are free.
+    private var nextDeadline: NIODeadline?
     private var pings: TokenBucket
     private var strayCancels: TokenBucket
 
@@ -47,7 +50,12 @@ struct ServerConnectionState: Sendable {
 
     // MARK: Frames from the peer
 
-    mutating func received(_ header: FrameHeader, now: @autoclosure () -> NIODeadline) -> Action {
+    /// - Parameter deadline: for a request, when its client stops waiting (`aux`), if it said.
+    mutating func received(
+        _ header: FrameHeader,
+        now: @autoclosure () -> NIODeadline,
+        deadline: NIODeadline? = nil
+    ) -> Action {
         switch (phase, header.type) {
         case (.awaitingHello, .hello):
             return .handshake
@@ -56,7 +64,7 @@ struct ServerConnectionState: Sendable {
         case (_, .hello):
             return .close(.protocolError, "HELLO sent twice")
         case (_, .request):
-            return receivedRequest(id: header.id)
+            return receivedRequest(id: header.id, deadline: deadline)
         case (_, .cancel):
             return receivedCancel(id: header.id, now: now())
         case (_, .ping):
@@ -69,14 +77,15 @@ struct ServerConnectionState: Sendable {
         }
     }
 
-    private mutating func receivedRequest(id: UInt32) -> Action {
+    private mutating func receivedRequest(id: UInt32, deadline: NIODeadline?) -> Action {
         guard id != 0 else { return .close(.protocolError, "request id 0 is reserved") }
         guard inFlight[id] == nil else { return .close(.protocolError, "request id \(id) is already in flight") }
         if phase == .draining { return .reject(.unavailable, "the server is shutting down; send the call elsewhere") }
         guard inFlight.count < maxInFlight else {
             return .reject(.overloaded, "more than the \(maxInFlight) requests in flight agreed for this connection")
         }
-        inFlight[id] = InFlight()
+        inFlight[id] = InFlight(deadline: deadline)
+        if let deadline { nextDeadline = min(nextDeadline ?? deadline, deadline) }
         return .dispatch
     }
 
@@ -107,8 +116,18 @@ struct ServerConnectionState: Sendable {
 
     // MARK: Calls in flight
 
-    mutating func attach(timer: Scheduled<Void>, to id: UInt32) {
-        inFlight[id]?.deadlineTimer = timer
+    /// Stops every call whose deadline has passed. Run periodically (a sweep is cheaper than a timer per call).
+    mutating func expireDeadlines(now: NIODeadline) {
+        guard let next = nextDeadline, next <= now else { return }
+        nextDeadline = nil
+        for (id, call) in inFlight {
+            guard let deadline = call.deadline, call.stopReason == nil else { continue }
+            if deadline <= now {
+                stop(id: id, reason: .deadlineExceeded)
+            } else {
+                nextDeadline = min(nextDeadline ?? deadline, deadline)
+            }
+        }
     }
 
     /// Records the handler's task; if the call was stopped before it started, cancels it at once.

@@ -64,6 +64,25 @@ extension ByteBuffer {
         }
     }
 
+    /// Writes an optional: `bool` present, then the value if present.
+    public mutating func writeOptional<T>(_ value: T?, _ write: (inout ByteBuffer, T) -> Void) {
+        writeBool(value != nil)
+        if let value { write(&self, value) }
+    }
+
+    /// Reads an optional written by `writeOptional`.
+    public mutating func readOptional<T>(_ read: (inout ByteBuffer) throws(WireError) -> T) throws(WireError) -> T? {
+        guard try readBool() else { return nil }
+        return try read(&self)
+    }
+
+    /// Reads a `u8` enum, refusing values the enum does not define.
+    public mutating func readEnum<T: RawRepresentable>(_: T.Type, _ field: String) throws(WireError) -> T
+    where T.RawValue == UInt8 {
+        guard let value = T(rawValue: try readWire(UInt8.self)) else { throw .invalidValue(field) }
+        return value
+    }
+
     // MARK: Strings and byte strings
 
     /// Writes a varint length and the UTF-8 bytes of `string`.

@@ -25,7 +25,8 @@ public struct ErrorBody: WireMessage, Hashable {
 
     public func encode(into buffer: inout ByteBuffer) {
         buffer.writeLengthPrefixedString(message, truncatingToBytes: Self.messageByteCountMax)
-        buffer.writeLengthPrefixedBuffer(details)
+        // Details over the cap cannot be cut without breaking their encoding: they are left out instead.
+        buffer.writeLengthPrefixedBuffer(details.readableBytes <= Self.detailsByteCountMax ? details : ByteBuffer())
     }
 }
 

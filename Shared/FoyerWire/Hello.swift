@@ -90,8 +90,9 @@ public struct Hello: WireMessage, Hashable {
     /// The bytes the proof covers: the whole body up to, not including, the proof itself.
     public func encodeSignedPart(into buffer: inout ByteBuffer) {
         buffer.writeMultipleIntegers(frameLengthMax, maxInFlight, compression.rawValue)
-        buffer.writeLengthPrefixedString(peerName)
-        buffer.writeLengthPrefixedString(service)
+        // Names longer than the cap are cut rather than making the whole HELLO invalid.
+        buffer.writeLengthPrefixedString(peerName, truncatingToBytes: Self.nameByteCountMax)
+        buffer.writeLengthPrefixedString(service, truncatingToBytes: Self.nameByteCountMax)
         if let proof {
             buffer.writeInteger(AuthMethod.hmacSHA256.rawValue)
             buffer.writeInteger(proof.timestampMilliseconds)

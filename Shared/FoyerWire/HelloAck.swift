@@ -72,7 +72,7 @@ public struct HelloAck: WireMessage, Hashable {
             compressionThreshold,
             idleTimeoutMilliseconds
         )
-        buffer.writeLengthPrefixedString(serverName)
+        buffer.writeLengthPrefixedString(serverName, truncatingToBytes: Hello.nameByteCountMax)
         if let proof {
             buffer.writeInteger(AuthMethod.hmacSHA256.rawValue)
             buffer.writeLengthPrefixedBytes(proof.nonce)

@@ -1,0 +1,47 @@
+import Foundation
+import FoyerStorage
+import SQLKit
+
+/// Claims: how replicas sharing one database split the work. Before a replica deletes or finishes an account it
+/// inserts a claim row for the account's pseudonymous id; only the replica whose insert lands works on it, the
+/// others skip it. The claim is removed when the work is done (or failed). A claim older than the claim lifetime
+/// belongs to a replica that died mid-account and may be taken over (the steps are idempotent, so finishing
+/// another replica's work is safe).
+extension CleanupStore {
+    /// Claims `subject` for `replica`: true if this replica may work on it now.
+    func claim(subject: String, replica: String, now: Date, staleBefore: Date) async throws -> Bool {
+        try await database.transaction { sql in
+            try await sql.raw(
+                """
+                INSERT INTO cleanup_claims (subject, replica, claimed_at)
+                VALUES (\(bind: subject), \(bind: replica), \(SQLTimestamp(now)))
+                ON CONFLICT (subject) DO UPDATE SET replica = excluded.replica, claimed_at = excluded.claimed_at
+                WHERE cleanup_claims.claimed_at < \(SQLTimestamp(staleBefore))
+                RETURNING subject
+                """
+            ).first() != nil
+        }
+    }
+
+    /// Gives up `replica`'s claim on `subject` (a claim another replica has taken over stays).
+    func release(subject: String, replica: String) async throws {
+        try await database.transaction { sql in
+            try await sql.raw(
+                "DELETE FROM cleanup_claims WHERE subject = \(bind: subject) AND replica = \(bind: replica)"
+            ).run()
+        }
+    }
+
+    /// Removes up to `limit` claims from before `cutoff` (left by replicas that died); returns how many.
+    func purgeClaims(before cutoff: Date, limit: Int) async throws -> Int {
+        try await database.transaction { sql in
+            try await sql.raw(
+                """
+                DELETE FROM cleanup_claims WHERE subject IN (
+                    SELECT subject FROM cleanup_claims WHERE claimed_at < \(SQLTimestamp(cutoff)) LIMIT \(bind: limit))
+                RETURNING subject
+                """
+            ).all().count
+        }
+    }
+}

@@ -1,0 +1,39 @@
+import Foundation
+import FoyerAPI
+import FoyerCrypto
+import FoyerStorage
+import SQLKit
+
+/// cleanup's own database: deletion records, claims on accounts being worked on, and the pseudonym key.
+struct CleanupStore: Sendable {
+    let database: FoyerDatabase
+
+    func migrate() async throws {
+        try await database.migrate(service: CleanupMigrations.service, migrations: CleanupMigrations.all)
+    }
+
+    /// The deployment's pseudonym key: the one in the database, or a new random one stored now. Replicas starting
+    /// together agree: the first insert wins and everyone reads it back.
+    func pseudonymKey(now: Date) async throws -> [UInt8] {
+        try await database.transaction { sql in
+            try await sql.raw(
+                """
+                INSERT INTO cleanup_keys (name, material, created_at)
+                VALUES ('pseudonym', \(SQLBytes(SecureRandom.bytes(count: 32))), \(SQLTimestamp(now)))
+                ON CONFLICT (name) DO NOTHING
+                """
+            ).run()
+            guard let row = try await sql.raw("SELECT material FROM cleanup_keys WHERE name = 'pseudonym'").first()
+            else {
+                throw CleanupStoreError("the pseudonym key was not stored")
+            }
+            return try row.decodeBytes(column: "material")
+        }
+    }
+}
+
+/// Something in cleanup's database that should not be (never a peer's fault): answered `internal`.
+struct CleanupStoreError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,22 @@
+import Foundation
+import FoyerAPI
+import FoyerAccountOps
+import FoyerRPC
+
+/// cleanup's side of `DeletionRecorder`: writes the record to its own store, under the pseudonymous id. Used by
+/// cleanup's own deletions and merges (through `AccountOperations`) and by the `recordDeletion` method the gateway
+/// calls.
+struct StoreDeletionRecorder: DeletionRecorder {
+    let store: CleanupStore
+    let pseudonyms: Pseudonymizer
+    let now: @Sendable () -> Date
+
+    func recordDeletion(uid: String, operationID: String, reason: DeletionReason, options: CallOptions) async throws {
+        try await store.recordDeletion(
+            subject: pseudonyms.subject(uid: uid),
+            operationKey: pseudonyms.operationKey(operationID),
+            reason: reason,
+            at: now()
+        )
+    }
+}

@@ -1,0 +1,232 @@
+import Foundation
+import FoyerAPI
+import FoyerAccountOps
+import FoyerRPC
+import FoyerWire
+import Logging
+import ServiceLifecycle
+import Synchronization
+
+/// One sweep: finish accounts stuck in `merging` or `deleting`, delete guests idle past the TTL, drop deletion
+/// records past the retention. Every step is bounded (pages of `batchSize`, `pagesPerSweep` pages) and idempotent,
+/// so a sweep that stops anywhere (an upstream down, a crash, a shutdown) leaves nothing the next one cannot finish.
+///
+/// A failure on one account is counted and logged, and the sweep goes on with the next; a failure to list (identity
+/// down), or an account failing because an upstream cannot be reached (`unavailable`), ends that part of the sweep.
+final class Sweeper: Sendable {
+    let configuration: CleanupConfiguration
+    let store: CleanupStore
+    let pseudonyms: Pseudonymizer
+    let operations: AccountOperations
+    let logger: Logger
+    private let gate = SweepGate()
+    private let state = Mutex(State())
+
+    private struct State {
+        var running = false
+        var lastSweep: SweepReport?
+        var observers: [UInt64: AsyncStream<SweepReport>.Continuation] = [:]
+        var nextObserver: UInt64 = 0
+    }
+
+    init(
+        configuration: CleanupConfiguration,
+        store: CleanupStore,
+        pseudonyms: Pseudonymizer,
+        operations: AccountOperations,
+        logger: Logger
+    ) {
+        self.configuration = configuration
+        self.store = store
+        self.pseudonyms = pseudonyms
+        self.operations = operations
+        self.logger = logger
+    }
+
+    var identity: RPCClient { operations.identity }
+    var now: Date { configuration.now() }
+
+    /// Whether a (non-dry) sweep runs now, and the last one this replica finished.
+    func status() -> CleanupStatusResponse {
+        state.withLock { CleanupStatusResponse(running: $0.running, lastSweep: $0.lastSweep) }
+    }
+
+    /// The reports of the sweeps this replica finishes from now on (not dry runs).
+    func reports() -> AsyncStream<SweepReport> {
+        let (stream, continuation) = AsyncStream.makeStream(of: SweepReport.self, bufferingPolicy: .bufferingNewest(16))
+        let id = state.withLock { state in
+            defer { state.nextObserver += 1 }
+            state.observers[state.nextObserver] = continuation
+            return state.nextObserver
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.state.withLock { $0.observers.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    /// Ends every report stream (the service is closing).
+    func finishReports() {
+        let observers = state.withLock { state in
+            defer { state.observers = [:] }
+            return Array(state.observers.values)
+        }
+        for observer in observers { observer.finish() }
+    }
+
+    /// Sweeps now, after any sweep of this replica already running; or, dry, counts what a sweep would find and
+    /// changes nothing.
+    func sweep(dryRun: Bool) async -> SweepReport {
+        if dryRun { return await countOnly() }
+        return await gate.withExclusiveAccess { await self.sweepAlone() }
+    }
+
+    private func sweepAlone() async -> SweepReport {
+        let started = now
+        var tally = SweepTally()
+        guard !Task.isCancelled else {
+            // The caller gave up while waiting for the previous sweep: nothing to do, nothing to report as done.
+            tally.fail("the sweep", CancellationError())
+            let at = started.wireMilliseconds
+            return tally.report(dryRun: false, startedAtMilliseconds: at, finishedAtMilliseconds: at)
+        }
+        state.withLock { $0.running = true }
+        await recoverStuckAccounts(&tally)
+        await deleteExpiredGuests(idleBefore: started.subtracting(configuration.guestTTL), &tally)
+        await purgeOldRecords(&tally)
+        let report = tally.report(
+            dryRun: false,
+            startedAtMilliseconds: started.wireMilliseconds,
+            finishedAtMilliseconds: now.wireMilliseconds
+        )
+        let observers = state.withLock { state in
+            state.running = false
+            state.lastSweep = report
+            return Array(state.observers.values)
+        }
+        for observer in observers { observer.yield(report) }
+        logger.log(
+            level: report.errors > 0 ? .warning : report.expiredGuests + report.stuckFinished > 0 ? .info : .debug,
+            "sweep finished",
+            metadata: [
+                "sweep.expired": "\(report.expiredGuests)", "sweep.stuckFinished": "\(report.stuckFinished)",
+                "sweep.skipped": "\(report.skipped)", "sweep.errors": "\(report.errors)",
+                "sweep.recordsPurged": "\(report.recordsPurged)",
+                "sweep.durationMilliseconds": "\(report.durationMilliseconds)",
+            ]
+        )
+        return report
+    }
+
+    /// A sweep stops between accounts when its task is cancelled (a caller's deadline) or the process shuts down.
+    var shouldStop: Bool { Task.isCancelled || Task.isShuttingDownGracefully }
+
+    /// Runs `body` on `uid` if this replica wins the claim on it, then gives the claim up. Another replica's claim
+    /// makes the account `skipped`.
+    func whileClaimed(_ uid: String, _ body: () async -> AccountOutcome) async -> AccountOutcome {
+        let subject = pseudonyms.subject(uid: uid)
+        let replica = configuration.replicaID
+        let now = self.now
+        do {
+            guard
+                try await store.claim(
+                    subject: subject,
+                    replica: replica,
+                    now: now,
+                    staleBefore: now.subtracting(configuration.claimLifetime)
+                )
+            else { return .skipped }
+        } catch {
+            logger.error("claiming an account failed", metadata: ["error": "\(error)"])
+            return .failed("claiming an account in cleanup's database", error)
+        }
+        let outcome = await body()
+        do {
+            try await store.release(subject: subject, replica: replica)
+        } catch {
+            // The claim expires by itself after the claim lifetime.
+            logger.warning("releasing a claim failed", metadata: ["error": "\(error)"])
+        }
+        return outcome
+    }
+
+    // MARK: Retention
+
+    /// Deletes records older than the retention, and claims left by replicas that died, at most
+    /// `batchSize * pagesPerSweep` of each.
+    private func purgeOldRecords(_ tally: inout SweepTally) async {
+        let now = self.now
+        do {
+            for _ in 0..<configuration.pagesPerSweep {
+                let purged = try await store.purgeDeletions(
+                    before: now.subtracting(configuration.recordRetention),
+                    limit: configuration.batchSize
+                )
+                tally.recordsPurged += UInt64(purged)
+                if purged < configuration.batchSize || shouldStop { break }
+            }
+            _ = try await store.purgeClaims(
+                before: now.subtracting(configuration.claimLifetime),
+                limit: configuration.batchSize
+            )
+        } catch {
+            logger.error("purging old records failed", metadata: ["error": "\(error)"])
+            tally.fail("purging old records", error)
+        }
+    }
+
+    // MARK: Dry run
+
+    /// Counts guests idle past the TTL (up to `dryRunCountMax`) and accounts stuck past the grace (up to 1000).
+    private func countOnly() async -> SweepReport {
+        let started = now
+        var tally = SweepTally()
+        let cutoff = started.subtracting(configuration.guestTTL).wireMilliseconds
+        do {
+            var cursor: ExpiredGuest?
+            repeat {
+                let page = try await identity.call(
+                    IdentityMethods.listExpiredGuests,
+                    ListExpiredGuestsRequest(
+                        idleBeforeMilliseconds: cutoff,
+                        limit: UInt32(IdentityLimits.listCountMax),
+                        after: cursor
+                    )
+                )
+                tally.expiredGuests += UInt64(page.guests.count)
+                cursor = page.next
+            } while cursor != nil && tally.expiredGuests < UInt64(configuration.dryRunCountMax) && !Task.isCancelled
+            tally.expiredGuests = min(tally.expiredGuests, UInt64(configuration.dryRunCountMax))
+        } catch {
+            tally.fail("listing expired guests", error)
+        }
+        do {
+            let stuck = try await identity.call(
+                IdentityMethods.listStuckAccounts,
+                ListStuckAccountsRequest(olderThanSeconds: graceSeconds, limit: UInt32(IdentityLimits.listCountMax))
+            )
+            tally.stuckFinished = UInt64(stuck.accounts.count)
+        } catch {
+            tally.fail("listing stuck accounts", error)
+        }
+        return tally.report(
+            dryRun: true,
+            startedAtMilliseconds: started.wireMilliseconds,
+            finishedAtMilliseconds: now.wireMilliseconds
+        )
+    }
+
+    var graceSeconds: UInt64 {
+        UInt64(max(0, configuration.recoveryGrace.components.seconds))
+    }
+}
+
+extension Date {
+    /// Milliseconds since the Unix epoch, for the wire.
+    var wireMilliseconds: UInt64 { UInt64(max(0, (timeIntervalSince1970 * 1000).rounded(.down))) }
+
+    func subtracting(_ duration: Duration) -> Date {
+        let (seconds, attoseconds) = duration.components
+        return addingTimeInterval(-(TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18))
+    }
+}

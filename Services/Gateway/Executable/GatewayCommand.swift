@@ -1,0 +1,65 @@
+import ArgumentParser
+import FoyerGateway
+import FoyerRPC
+import FoyerServiceKit
+
+/// `gateway`: the client-facing API of Foyer.
+@main
+struct GatewayCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "gateway",
+        abstract: "Foyer's client-facing API: sessions, link-or-merge, delete-everything, quota-gated documents.",
+        discussion: "Clients connect without the cluster secret and present access tokens per call; the gateway calls the internal services with the secret. Every option can also be set by the environment variable named in its help."
+    )
+
+    @OptionGroup var common: ServiceOptions
+
+    @Option(help: "identity's address. (env: FOYER_IDENTITY_ADDRESS; default: 127.0.0.1:7401)")
+    var identity: String?
+    @Option(help: "guest-quota's address. (env: FOYER_GUEST_QUOTA_ADDRESS; default: 127.0.0.1:7402)")
+    var guestQuota: String?
+    @Option(help: "user-data's address. (env: FOYER_USER_DATA_ADDRESS; default: 127.0.0.1:7403)")
+    var userData: String?
+    @Option(help: "cleanup's address. (env: FOYER_CLEANUP_ADDRESS; default: 127.0.0.1:7404)")
+    var cleanup: String?
+    @Option(help: "The issuer access tokens must name. (env: FOYER_ISSUER; default: foyer)")
+    var issuer: String?
+    @Option(help: "The audience access tokens must name. (env: FOYER_AUDIENCE; default: foyer-app)")
+    var audience: String?
+
+    @Flag(
+        help: """
+            LOAD TESTS ONLY: let guest sign-ins name the source address that sign-up admission counts, so one \
+            load generator can act as many clients. Never in production. (env: FOYER_LOAD_TEST_SOURCES=1)
+            """
+    )
+    var loadTestSources = false
+
+    func run() async throws {
+        let startup = try ServiceStartup(service: "gateway", defaultPort: 7400, options: common)
+        if common.checkHealth {
+            // The gateway's client port asks no cluster-secret proof.
+            let healthy = await ServiceRunner.checkHealth(host: startup.host, port: startup.port, service: "gateway", secret: nil, logger: startup.logger)
+            throw ExitCode(healthy ? 0 : 1)
+        }
+        func address(_ flag: String?, _ variable: String, _ fallback: String) -> String {
+            flag ?? ServiceOptions.environment(variable) ?? fallback
+        }
+        var configuration = GatewayConfiguration(
+            identity: try startup.clientConfiguration(service: "identity", address: address(identity, "FOYER_IDENTITY_ADDRESS", "127.0.0.1:7401")),
+            guestQuota: try startup.clientConfiguration(service: "guest-quota", address: address(guestQuota, "FOYER_GUEST_QUOTA_ADDRESS", "127.0.0.1:7402")),
+            userData: try startup.clientConfiguration(service: "user-data", address: address(userData, "FOYER_USER_DATA_ADDRESS", "127.0.0.1:7403")),
+            cleanup: try startup.clientConfiguration(service: "cleanup", address: address(cleanup, "FOYER_CLEANUP_ADDRESS", "127.0.0.1:7404"))
+        )
+        configuration.issuer = issuer ?? ServiceOptions.environment("FOYER_ISSUER") ?? configuration.issuer
+        configuration.audience = audience ?? ServiceOptions.environment("FOYER_AUDIENCE") ?? configuration.audience
+        configuration.trustClientSourceForLoadTests = loadTestSources || ServiceOptions.environment("FOYER_LOAD_TEST_SOURCES") == "1"
+        if configuration.trustClientSourceForLoadTests {
+            startup.logger.warning("LOAD-TEST MODE: guest sign-ins may choose the source address admission counts; never use in production")
+        }
+        var server = startup.serverConfiguration()
+        server.clusterSecret = nil
+        let gateway = GatewayService.make(configuration: configuration, server: server, logger: startup.logger)
+        try await ServiceRunner.run(services: gateway.services, logger: startup.logger)
+    }
+}

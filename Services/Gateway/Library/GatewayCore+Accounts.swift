@@ -1,0 +1,229 @@
+import Foundation
+import FoyerAPI
+import FoyerCrypto
+import FoyerRPC
+import FoyerWire
+import NIOCore
+
+extension GatewayCore {
+    func registerAccounts(on router: inout RPCRouter) {
+        router.register(GatewayMethods.me) { request, context in
+            let caller = try await self.authenticate(request.accessToken, context: context)
+            let options = CallOptions(deadline: context.deadline)
+            async let user = self.identity.call(IdentityMethods.getUser, IdentityUserRequest(uid: caller.uid), options: options)
+            async let usage = self.guestQuota.call(GuestQuotaMethods.usage, QuotaUsageRequest(uid: caller.uid), options: options)
+            return MeResponse(user: try await user, usage: try await usage)
+        }
+        router.register(GatewayMethods.quota) { request, context in
+            let caller = try await self.authenticate(request.accessToken, context: context)
+            return try await self.guestQuota.call(
+                GuestQuotaMethods.usage,
+                QuotaUsageRequest(uid: caller.uid),
+                options: CallOptions(deadline: context.deadline)
+            )
+        }
+        router.register(GatewayMethods.link) { request, context in
+            try await self.link(request, context: context)
+        }
+        router.register(GatewayMethods.resolveConflict) { request, context in
+            try await self.resolveConflict(request, context: context)
+        }
+        router.register(GatewayMethods.deleteAccount) { request, context in
+            try await self.remembering(request.operationID, token: request.accessToken, fingerprint: ByteBuffer(string: "delete"), context: context) {
+                let caller = try await self.authenticateStrictly(request.accessToken, context: context)
+                let deleted = try await self.operations.deleteEverything(
+                    uid: caller.uid,
+                    operationID: self.scopedOperation(request.operationID, uid: caller.uid),
+                    reason: .userRequest,
+                    options: CallOptions(deadline: context.deadline)
+                )
+                return DeletionReport(documentsDeleted: deleted)
+            }
+        }
+        router.register(GatewayMethods.signOut) { request, context in
+            try await self.remembering(request.operationID, token: request.accessToken, fingerprint: ByteBuffer(string: "sign-out"), context: context) {
+                try await self.signOut(request, context: context)
+            }
+        }
+    }
+
+    /// A guest's sign-out deletes it with everything (it could never sign in again); a member's revokes the session.
+    func signOut(_ request: OperationRequest, context: RPCContext) async throws -> SignOutResponse {
+        let caller = try await authenticateStrictly(request.accessToken, context: context)
+        let options = CallOptions(deadline: context.deadline)
+        if caller.isAnonymous {
+            _ = try await operations.deleteEverything(
+                uid: caller.uid,
+                operationID: scopedOperation(request.operationID, uid: caller.uid),
+                reason: .userRequest,
+                options: options
+            )
+            return SignOutResponse(accountDeleted: true)
+        }
+        _ = try await identity.call(
+            IdentityMethods.revokeSession,
+            RevokeSessionRequest(uid: caller.uid, sessionID: caller.sessionID),
+            options: options
+        )
+        return SignOutResponse(accountDeleted: false)
+    }
+
+    // MARK: Link-or-merge
+
+    /// Links the credential to the caller. New credential: the caller keeps its uid and becomes a member.
+    /// Another account's credential: merge, discard or fail as the client chose.
+    func link(_ request: LinkRequest, context: RPCContext) async throws -> LinkResult {
+        // A digest of the credential, so no password is kept in memory with the answer.
+        var credential = ByteBuffer()
+        request.credential.encode(into: &credential)
+        var fingerprint = ByteBuffer(bytes: SHA256.hash(credential.readableBytesView))
+        fingerprint.writeMultipleIntegers(request.onConflict.rawValue, request.mergePolicy.rawValue)
+        return try await remembering(request.operationID, token: request.accessToken, fingerprint: fingerprint, context: context) {
+            let caller = try await self.authenticateStrictly(request.accessToken, context: context)
+            let options = CallOptions(deadline: context.deadline)
+            let session: SessionTokens
+            do {
+                session = try await self.attach(request.credential, to: caller.uid, options: options)
+            } catch let error as RPCError where Self.isConflict(error) {
+                guard request.onConflict != .fail, let details = try? ConflictDetails(decoding: error.details) else {
+                    throw error
+                }
+                return try await self.resolve(
+                    guest: caller,
+                    account: details.otherUID,
+                    ticket: details.ticket,
+                    choice: request.onConflict,
+                    policy: request.mergePolicy,
+                    operationID: request.operationID,
+                    options: options
+                )
+            }
+            guard session.uid == caller.uid else {
+                // A sign-in email link signs in to its own account; it cannot be linked to another one.
+                throw RPCError.invalidArgument("this credential signs in to another account and cannot be linked; use signIn")
+            }
+            if caller.isAnonymous {
+                _ = try await self.guestQuota.call(
+                    GuestQuotaMethods.changePlan,
+                    ChangePlanRequest(uid: caller.uid, plan: self.configuration.memberPlan),
+                    options: options
+                )
+            }
+            return LinkResult(outcome: .linked, session: session)
+        }
+    }
+
+    /// Decides a conflict returned earlier (`onConflict: fail`) with its ticket.
+    func resolveConflict(_ request: ResolveConflictRequest, context: RPCContext) async throws -> LinkResult {
+        var fingerprint = ByteBuffer(string: request.ticket)
+        fingerprint.writeMultipleIntegers(request.choice.rawValue, request.mergePolicy.rawValue)
+        return try await remembering(request.operationID, token: request.accessToken, fingerprint: fingerprint, context: context) {
+            let caller = try await self.authenticateStrictly(request.accessToken, context: context)
+            return try await self.resolve(
+                guest: caller,
+                account: nil,
+                ticket: request.ticket,
+                choice: request.choice,
+                policy: request.mergePolicy,
+                operationID: request.operationID,
+                options: CallOptions(deadline: context.deadline)
+            )
+        }
+    }
+
+    /// Signs in to the account with the ticket first (so the account's session exists before anything is
+    /// deleted), then merges the guest into it or deletes the guest.
+    private func resolve(
+        guest: Caller,
+        account: String?,
+        ticket: String,
+        choice: ConflictChoice,
+        policy: MergePolicy,
+        operationID: String,
+        options: CallOptions
+    ) async throws -> LinkResult {
+        guard guest.isAnonymous else {
+            throw RPCError(GatewayStatus.wrongAccountKind, "only a guest can be merged into or discarded for another account")
+        }
+        let operationID = scopedOperation(operationID, uid: guest.uid)
+        let session = try await identity.call(
+            IdentityMethods.redeemConflictTicket,
+            RedeemConflictTicketRequest(uid: guest.uid, ticket: ticket),
+            options: options
+        )
+        if let account, account != session.uid {
+            throw RPCError(.internal, "the conflict ticket signed in to another account than the conflict named")
+        }
+        switch choice {
+        case .merge:
+            let report = try await operations.mergeGuest(
+                guest: guest.uid,
+                into: session.uid,
+                operationID: operationID,
+                policy: policy,
+                options: options
+            )
+            return LinkResult(outcome: .merged, session: session, mergeReport: report)
+        case .discard:
+            _ = try await operations.deleteEverything(uid: guest.uid, operationID: operationID, reason: .merge, options: options)
+            return LinkResult(outcome: .discarded, session: session)
+        case .fail:
+            throw RPCError.invalidArgument("a conflict can only be resolved by merge or discard")
+        }
+    }
+
+    /// Attaches a credential to `uid` with identity.
+    private func attach(_ credential: Credential, to uid: String, options: CallOptions) async throws -> SessionTokens {
+        switch credential {
+        case .password(let email, let password):
+            try await identity.call(IdentityMethods.linkPassword, LinkPasswordRequest(uid: uid, email: email, password: password), options: options)
+        case .emailLink(let token, let verifier):
+            try await identity.call(
+                IdentityMethods.completeEmailLink,
+                CompleteEmailLinkRequest(token: token, verifier: verifier, uid: uid),
+                options: options
+            )
+        case .idToken(let provider, let idToken, let rawNonce):
+            try await identity.call(
+                IdentityMethods.linkProvider,
+                LinkProviderRequest(uid: uid, provider: provider, idToken: idToken, rawNonce: rawNonce),
+                options: options
+            )
+        }
+    }
+
+    /// The services key merges and deletions by operation id alone, and clients choose their ids: the gateway
+    /// scopes each to its user (a hash, so it stays short and carries no uid), so two users' "op-1" never meet.
+    func scopedOperation(_ operationID: String, uid: String) -> String {
+        "gw-" + QuotaKeys.hex(uid + "\u{0}" + operationID).prefix(40)
+    }
+
+    static func isConflict(_ error: RPCError) -> Bool {
+        [IdentityStatus.credentialAlreadyInUse, IdentityStatus.emailAlreadyInUse, IdentityStatus.providerAlreadyLinked]
+            .contains(error.status)
+    }
+
+    /// Runs `operation` once per (caller, operation id) on this replica: a retry with the same id and the same
+    /// request gets the first answer; the same id with another request is refused. The caller is identified by
+    /// the token's signature alone, so a guest whose merge revoked its token still gets its answer on retry.
+    func remembering<Answer: WireMessage>(
+        _ operationID: String,
+        token: String,
+        fingerprint: ByteBuffer,
+        context: RPCContext,
+        _ operation: () async throws -> Answer
+    ) async throws -> Answer {
+        let caller = try await authenticate(token, context: context)
+        let operationID = scopedOperation(operationID, uid: caller.uid)
+        switch results.lookup(operationID, request: fingerprint, now: now) {
+        case .answer(let bytes):
+            return try Answer(decoding: bytes)
+        case .conflict:
+            throw RPCError(GatewayStatus.operationReused, "this operation id was used for a different request")
+        case .none:
+            let answer = try await operation()
+            results.remember(operationID, request: fingerprint, answer: answer.encoded(), now: now)
+            return answer
+        }
+    }
+}

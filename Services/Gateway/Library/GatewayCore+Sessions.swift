@@ -1,0 +1,118 @@
+import Foundation
+import FoyerAPI
+import FoyerRPC
+import FoyerWire
+import NIOCore
+
+extension GatewayCore {
+    func registerSessions(on router: inout RPCRouter) {
+        router.register(GatewayMethods.guestSignIn) { request, context in
+            try await self.guestSignIn(request, context: context)
+        }
+        router.register(GatewayMethods.signIn) { request, context in
+            try await self.signIn(request.credential, context: context)
+        }
+        router.register(GatewayMethods.refresh) { request, context in
+            try await self.identity.call(IdentityMethods.refreshSession, request, options: CallOptions(deadline: context.deadline))
+        }
+        router.register(GatewayMethods.startEmailLink) { request, context in
+            try await self.startEmailLink(request, context: context)
+        }
+        router.register(GatewayMethods.jwks) { _, _ in
+            JWKSResponse(json: try await self.keys.jwksJSON(now: self.now))
+        }
+        router.register(GatewayMethods.outbox) { request, context in
+            try await self.identity.call(IdentityMethods.listOutbox, request, options: CallOptions(deadline: context.deadline))
+        }
+    }
+
+    /// Admission by source (per-source bucket and the cap on live guests), then the guest, then its quota account.
+    /// A retry with the same idempotency key returns the same guest.
+    func guestSignIn(_ request: GuestSignInRequest, context: RPCContext) async throws -> SessionTokens {
+        let options = CallOptions(deadline: context.deadline)
+        var source = sourceAddress(context)
+        if configuration.trustClientSourceForLoadTests, let chosen = request.loadTestSource { source = chosen }
+        _ = try await guestQuota.call(GuestQuotaMethods.admitSignup, AdmitSignupRequest(source: source), options: options)
+        let session = try await identity.call(
+            IdentityMethods.createGuest,
+            CreateGuestRequest(idempotencyKey: request.idempotencyKey),
+            options: options
+        )
+        do {
+            _ = try await guestQuota.call(
+                GuestQuotaMethods.openAccount,
+                OpenQuotaAccountRequest(uid: session.uid, plan: configuration.guestPlan),
+                options: options
+            )
+        } catch {
+            // A guest without a quota account cannot write; take it away again rather than leave it half made.
+            context.logger.warning("guest sign-in failed at guest-quota; deleting the guest", metadata: ["user.uid": "\(session.uid)"])
+            _ = try? await operations.deleteEverything(
+                uid: session.uid,
+                operationID: scopedOperation("guest-sign-in", uid: session.uid),
+                reason: .userRequest,
+                options: options
+            )
+            throw error
+        }
+        return session
+    }
+
+    /// Signs in to an existing account with a credential. An ID token of an identity never seen creates a member,
+    /// which gets its quota account here.
+    func signIn(_ credential: Credential, context: RPCContext) async throws -> SessionTokens {
+        let options = CallOptions(deadline: context.deadline)
+        let session: SessionTokens
+        switch credential {
+        case .password(let email, let password):
+            session = try await identity.call(
+                IdentityMethods.signInWithPassword,
+                PasswordSignInRequest(email: email, password: password),
+                options: options
+            )
+        case .emailLink(let token, let verifier):
+            session = try await identity.call(
+                IdentityMethods.completeEmailLink,
+                CompleteEmailLinkRequest(token: token, verifier: verifier, uid: nil),
+                options: options
+            )
+        case .idToken(let provider, let idToken, let rawNonce):
+            session = try await identity.call(
+                IdentityMethods.signInWithProvider,
+                ProviderSignInRequest(provider: provider, idToken: idToken, rawNonce: rawNonce),
+                options: options
+            )
+        }
+        try await ensureQuotaAccount(for: session, options: options)
+        return session
+    }
+
+    func startEmailLink(_ request: EmailLinkStartRequest, context: RPCContext) async throws -> Empty {
+        var uid: String?
+        if request.purpose == .link {
+            guard let token = request.accessToken else {
+                throw RPCError.invalidArgument("a link email needs the access token of the user to link to")
+            }
+            uid = try await authenticateStrictly(token, context: context).uid
+        }
+        return try await identity.call(
+            IdentityMethods.startEmailLink,
+            StartEmailLinkRequest(purpose: request.purpose, email: request.email, uid: uid, verifierChallenge: request.verifierChallenge),
+            options: CallOptions(deadline: context.deadline)
+        )
+    }
+
+    /// Opens the quota account of a member signed in for the first time (an existing one is left as it is).
+    func ensureQuotaAccount(for session: SessionTokens, options: CallOptions) async throws {
+        _ = try await guestQuota.call(
+            GuestQuotaMethods.openAccount,
+            OpenQuotaAccountRequest(uid: session.uid, plan: session.isAnonymous ? configuration.guestPlan : configuration.memberPlan),
+            options: options
+        )
+    }
+
+    /// The client's address as the socket says (sign-up admission counts per source).
+    func sourceAddress(_ context: RPCContext) -> String {
+        context.peerAddress?.ipAddress ?? "unknown"
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import FoyerAccessTokens
+import FoyerAccountOps
+import FoyerAPI
+public import FoyerRPC
+import FoyerWire
+public import Logging
+public import ServiceLifecycle
+
+/// The gateway: the client-facing API, composing identity, guest-quota, user-data and cleanup.
+///
+/// Stateless: everything it knows is in the services (plus a per-replica memory of recent operation answers).
+public final class GatewayService: Sendable {
+    /// The client listener; run it in a ServiceGroup together with `clients`.
+    public let server: RPCServer
+    /// The clients of the internal services; they are services too (graceful shutdown closes their pools).
+    public let clients: [RPCClient]
+
+    public static func make(configuration: GatewayConfiguration, server: RPCServerConfiguration, logger: Logger) -> GatewayService {
+        let core = GatewayCore(configuration: configuration, logger: logger)
+        var router = RPCRouter()
+        core.registerSessions(on: &router)
+        core.registerAccounts(on: &router)
+        core.registerDocuments(on: &router)
+        return GatewayService(server: RPCServer(configuration: server, router: router, logger: logger), clients: core.clients)
+    }
+
+    private init(server: RPCServer, clients: [RPCClient]) {
+        self.server = server
+        self.clients = clients
+    }
+
+    /// Everything to run. A ServiceGroup stops services in reverse order: the listener drains first, and the
+    /// clients it still needs close last.
+    public var services: [any Service] { clients + [server] }
+}
+
+/// What every handler of the gateway shares.
+final class GatewayCore: Sendable {
+    let configuration: GatewayConfiguration
+    let identity: RPCClient
+    let guestQuota: RPCClient
+    let userData: RPCClient
+    let cleanup: RPCClient
+    let operations: AccountOperations
+    let keys: SigningKeyCache
+    let validator: AccessTokenValidator
+    let results: OperationResults
+    let activity: ActivityThrottle
+    let logger: Logger
+
+    var clients: [RPCClient] { [identity, guestQuota, userData, cleanup] }
+    var now: Date { configuration.now() }
+
+    init(configuration: GatewayConfiguration, logger: Logger) {
+        self.configuration = configuration
+        self.logger = logger
+        identity = RPCClient(configuration: configuration.identity, logger: logger)
+        guestQuota = RPCClient(configuration: configuration.guestQuota, logger: logger)
+        userData = RPCClient(configuration: configuration.userData, logger: logger)
+        cleanup = RPCClient(configuration: configuration.cleanup, logger: logger)
+        operations = AccountOperations(
+            identity: identity,
+            guestQuota: guestQuota,
+            userData: userData,
+            recorder: RemoteDeletionRecorder(cleanup: cleanup),
+            logger: logger
+        )
+        keys = SigningKeyCache(identity: identity, refetchInterval: configuration.keyRefetchInterval, logger: logger)
+        validator = AccessTokenValidator(
+            issuer: configuration.issuer,
+            audience: configuration.audience,
+            clockSkew: configuration.accessTokenClockSkew
+        )
+        results = OperationResults(
+            capacity: configuration.rememberedOperationsMax,
+            lifetime: configuration.rememberedOperationLifetime
+        )
+        activity = ActivityThrottle(interval: configuration.activityInterval)
+    }
+}

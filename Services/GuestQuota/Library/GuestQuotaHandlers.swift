@@ -1,0 +1,116 @@
+import FoyerAPI
+import FoyerRPC
+import FoyerWire
+
+/// The RPC face of the store: checks what the contract leaves to the service (uid and key shapes, source
+/// addresses), calls the store, and maps its refusals to statuses in one place.
+struct GuestQuotaHandlers: Sendable {
+    let store: GuestQuotaStore
+
+    func register(on router: inout RPCRouter) {
+        router.register(GuestQuotaMethods.admitSignup) { request, _ in
+            try await answer {
+                guard let source = SignupSource(request.source) else {
+                    throw GuestQuotaError.invalidArgument("source '\(request.source)' is not an IPv4 or IPv6 address")
+                }
+                return try await store.admitSignup(source: source)
+            }
+        }
+        router.register(GuestQuotaMethods.openAccount) { request, _ in
+            try await answer {
+                try checkUID(request.uid)
+                return try await store.openAccount(uid: request.uid, planName: request.plan)
+            }
+        }
+        router.register(GuestQuotaMethods.changePlan) { request, _ in
+            try await answer {
+                try checkUID(request.uid)
+                return try await store.changePlan(uid: request.uid, planName: request.plan)
+            }
+        }
+        router.register(GuestQuotaMethods.consume) { request, _ in
+            try await answer {
+                try checkUID(request.uid)
+                try checkKey(request.idempotencyKey, field: "idempotencyKey")
+                return try await store.consume(
+                    uid: request.uid,
+                    counter: request.counter,
+                    amount: request.amount,
+                    key: request.idempotencyKey
+                )
+            }
+        }
+        router.register(GuestQuotaMethods.refund) { request, _ in
+            try await answer {
+                try checkUID(request.uid)
+                try checkKey(request.idempotencyKey, field: "idempotencyKey")
+                return try await store.refund(uid: request.uid, key: request.idempotencyKey)
+            }
+        }
+        router.register(GuestQuotaMethods.release) { request, _ in
+            try await answer {
+                try checkUID(request.uid)
+                try checkKey(request.idempotencyKey, field: "idempotencyKey")
+                return try await store.release(
+                    uid: request.uid,
+                    counter: request.counter,
+                    amount: request.amount,
+                    key: request.idempotencyKey
+                )
+            }
+        }
+        router.register(GuestQuotaMethods.usage) { request, _ in
+            try await answer {
+                try checkUID(request.uid)
+                return try await store.usage(uid: request.uid)
+            }
+        }
+        router.register(GuestQuotaMethods.feature) { request, _ in
+            try await answer {
+                try checkUID(request.uid)
+                return try await store.feature(uid: request.uid, feature: request.feature)
+            }
+        }
+        router.register(GuestQuotaMethods.merge) { request, _ in
+            try await answer {
+                try checkUID(request.fromUID)
+                try checkUID(request.toUID)
+                try checkKey(request.op, field: "op")
+                return try await store.merge(from: request.fromUID, to: request.toUID, op: request.op)
+            }
+        }
+        router.register(GuestQuotaMethods.deleteAll) { request, _ in
+            try await answer {
+                try checkUID(request.uid)
+                return try await store.deleteAll(uid: request.uid)
+            }
+        }
+        router.register(GuestQuotaMethods.stats) { _, _ in
+            try await answer { try await store.stats() }
+        }
+    }
+
+    /// Runs a handler body, turning the store's refusals into their statuses; anything else passes on to the
+    /// runtime, which answers `internal` and logs the detail.
+    private func answer<Response>(_ body: () async throws -> Response) async throws -> Response {
+        do {
+            return try await body()
+        } catch let error as GuestQuotaError {
+            throw error.rpcError
+        }
+    }
+
+    private func checkUID(_ uid: String) throws(GuestQuotaError) {
+        guard GuestQuotaLimits.isValidUID(uid) else {
+            throw .invalidArgument("uid must be 1-\(GuestQuotaLimits.uidByteCountMax) bytes of A-Z a-z 0-9 _ -")
+        }
+    }
+
+    private func checkKey(_ key: String, field: String) throws(GuestQuotaError) {
+        guard GuestQuotaLimits.isValidOperationKey(key) else {
+            throw .invalidArgument(
+                "\(field) must be 1-\(GuestQuotaLimits.operationKeyByteCountMax) bytes of printable ASCII"
+            )
+        }
+    }
+}

@@ -1,0 +1,87 @@
+import FoyerAPI
+public import FoyerRPC
+import FoyerWire
+public import Logging
+import NIOCore
+
+/// Load drivers for `make bench`: run against a guest-quota server listening on `host:port`.
+public enum GuestQuotaLoad {
+    /// What one run did.
+    public struct Result: Sendable, CustomStringConvertible {
+        /// Calls answered successfully.
+        public var succeeded: Int
+        /// Calls that failed (any status, denials included).
+        public var failed: Int
+        /// Wall time of the measured part (set-up excluded).
+        public var elapsed: Duration
+
+        public var perSecond: Double {
+            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            return seconds > 0 ? Double(succeeded) / seconds : 0
+        }
+
+        public var description: String {
+            "\(succeeded) ok, \(failed) failed in \(elapsed): \(Int(perSecond.rounded()))/s"
+        }
+    }
+
+    /// Opens `concurrency` fresh accounts on `plan`, then times `operations` consumes of 1 on `counter` spread
+    /// over them, `concurrency` in flight at once (each account's consumes run one after the other, each with its
+    /// own idempotency key). Keep `operations / concurrency` under the plan's limit to measure only allowed ones.
+    public static func consumes(
+        host: String = "127.0.0.1",
+        port: Int,
+        clusterSecret: ClusterSecret?,
+        operations: Int,
+        concurrency: Int,
+        plan: String = "member",
+        counter: String = "documents",
+        logger: Logger
+    ) async throws -> Result {
+        precondition(operations >= 0 && concurrency >= 1, "operations >= 0 and concurrency >= 1")
+        let client = RPCClient(
+            configuration: RPCClientConfiguration(
+                host: host,
+                port: port,
+                serviceName: "guest-quota",
+                peerName: "guest-quota-load",
+                clusterSecret: clusterSecret
+            ),
+            logger: logger
+        )
+        do {
+            let run = String(UInt64.random(in: 0...UInt64.max), radix: 36)
+            let uids = (0..<concurrency).map { "load-\(run)-\($0)" }
+            for uid in uids {
+                _ = try await client.call(GuestQuotaMethods.openAccount, OpenQuotaAccountRequest(uid: uid, plan: plan))
+            }
+            let clock = ContinuousClock()
+            let start = clock.now
+            let (succeeded, failed) = await withTaskGroup(of: (Int, Int).self) { group in
+                for (worker, uid) in uids.enumerated() {
+                    let share = operations / concurrency + (worker < operations % concurrency ? 1 : 0)
+                    group.addTask {
+                        var ok = 0
+                        for index in 0..<share {
+                            let request = ConsumeRequest(
+                                uid: uid,
+                                counter: counter,
+                                amount: 1,
+                                idempotencyKey: "k\(index)"
+                            )
+                            if (try? await client.call(GuestQuotaMethods.consume, request)) != nil { ok += 1 }
+                        }
+                        return (ok, share - ok)
+                    }
+                }
+                return await group.reduce(into: (0, 0)) { $0 = ($0.0 + $1.0, $0.1 + $1.1) }
+            }
+            let elapsed = clock.now - start
+            await client.shutdown()
+            return Result(succeeded: succeeded, failed: failed, elapsed: elapsed)
+        } catch {
+            await client.shutdown()
+            throw error
+        }
+    }
+}

@@ -1,0 +1,186 @@
+import Foundation
+import FoyerAPI
+import FoyerStorage
+import SQLKit
+
+extension GuestQuotaStore {
+    /// Checks `amount` against the counter's limit and adds it, in one transaction, once per (uid, key).
+    ///
+    /// The record of the key is inserted first (`ON CONFLICT DO NOTHING`): a second consume with the same key,
+    /// even a concurrent one, then finds it and answers the first one's outcome without counting. The counter is
+    /// raised by a conditional upsert (`used + amount <= limit`), so consumes racing at the limit never exceed it.
+    /// A denial rolls the key's record back: a retry of a denied consume is evaluated afresh.
+    func consume(uid: String, counter: String, amount: Int64, key: String) async throws -> ConsumeResponse {
+        guard amount >= 1, amount <= GuestQuotaLimits.consumeAmountMax else {
+            throw GuestQuotaError.invalidAmount(amount)
+        }
+        let now = configuration.now()
+        let answer = try await write { sql -> ConsumeResponse in
+            let account = try await accountPlan(sql, uid: uid)
+            guard let limit = account.plan.counters[counter] else {
+                throw GuestQuotaError.unknownCounter(counter, plan: account.name)
+            }
+            let recorded = try await sql.raw(
+                """
+                INSERT INTO gq_consumptions (uid, idempotency_key, counter, amount, refunded, created_at)
+                VALUES (\(bind: uid), \(bind: key), \(bind: counter), \(bind: amount), \(bind: false), \(SQLTimestamp(now)))
+                ON CONFLICT (uid, idempotency_key) DO NOTHING
+                RETURNING uid
+                """
+            ).first()
+            guard recorded != nil else {
+                return try await replay(sql, uid: uid, counter: counter, amount: amount, key: key, limit: limit)
+            }
+            let raised =
+                amount > limit
+                ? nil
+                : try await sql.raw(
+                    """
+                    INSERT INTO gq_usage (uid, counter, used) VALUES (\(bind: uid), \(bind: counter), \(bind: amount))
+                    ON CONFLICT (uid, counter) DO UPDATE SET used = gq_usage.used + excluded.used
+                    WHERE gq_usage.used + excluded.used <= \(bind: limit)
+                    RETURNING used
+                    """
+                ).first(decodingColumn: "used", as: Int64.self)
+            guard let raised else {
+                let used = try await used(sql, uid: uid, counter: counter)
+                let usage = CounterUsage(counter: counter, limit: UInt64(limit), used: UInt64(max(0, used)))
+                throw GuestQuotaError.quotaExceeded(QuotaExceededDetails(usage: usage, requested: UInt64(amount)))
+            }
+            return ConsumeResponse(
+                usage: CounterUsage(counter: counter, limit: UInt64(limit), used: UInt64(raised)),
+                replayed: false
+            )
+        }
+        try configuration.failureInjection?.fire(.afterConsume)
+        await maintainOccasionally()
+        return answer
+    }
+
+    /// The answer to a key that was counted before.
+    private func replay(
+        _ sql: any SQLDatabase,
+        uid: String,
+        counter: String,
+        amount: Int64,
+        key: String,
+        limit: Int64
+    ) async throws -> ConsumeResponse {
+        guard
+            let row = try await sql.raw(
+                """
+                SELECT counter, amount, refunded FROM gq_consumptions
+                WHERE uid = \(bind: uid) AND idempotency_key = \(bind: key)
+                """
+            ).first()
+        else {
+            // Pruned between the two statements: the key is older than the retention; refuse rather than count.
+            throw GuestQuotaError.opConflict("idempotency key \(key) expired while it was being checked; use a new key")
+        }
+        if try row.decode(column: "refunded", as: Bool.self) {
+            throw GuestQuotaError.opConflict("idempotency key \(key) was refunded; a new consume needs a new key")
+        }
+        let recordedCounter = try row.decode(column: "counter", as: String.self)
+        let recordedAmount = try row.decode(column: "amount", as: Int64.self)
+        guard recordedCounter == counter, recordedAmount == amount else {
+            throw GuestQuotaError.opConflict(
+                "idempotency key \(key) was used for \(recordedAmount) of '\(recordedCounter)', not \(amount) of '\(counter)'"
+            )
+        }
+        let used = try await used(sql, uid: uid, counter: counter)
+        return ConsumeResponse(
+            usage: CounterUsage(counter: counter, limit: UInt64(limit), used: UInt64(max(0, used))),
+            replayed: true
+        )
+    }
+
+    /// Gives back `amount` of `counter` once per `key` (the key is recorded as a refunded consumption, so it can
+    /// never count as a consume either). Usage never goes below zero.
+    func release(uid: String, counter: String, amount: Int64, key: String) async throws -> RefundResponse {
+        guard amount >= 1, amount <= GuestQuotaLimits.consumeAmountMax else {
+            throw GuestQuotaError.invalidAmount(amount)
+        }
+        let now = configuration.now()
+        return try await write { sql -> RefundResponse in
+            let account = try await accountPlan(sql, uid: uid)
+            guard account.plan.counters[counter] != nil else {
+                throw GuestQuotaError.unknownCounter(counter, plan: account.name)
+            }
+            let recorded = try await sql.raw(
+                """
+                INSERT INTO gq_consumptions (uid, idempotency_key, counter, amount, refunded, created_at)
+                VALUES (\(bind: uid), \(bind: key), \(bind: counter), \(bind: amount), \(bind: true), \(SQLTimestamp(now)))
+                ON CONFLICT (uid, idempotency_key) DO NOTHING
+                RETURNING uid
+                """
+            ).first()
+            guard recorded != nil else {
+                return RefundResponse(
+                    outcome: .alreadyRefunded,
+                    usage: try await usage(sql, uid: uid, counter: counter)
+                )
+            }
+            try await sql.raw(
+                """
+                UPDATE gq_usage
+                SET used = CASE WHEN used > \(bind: amount) THEN used - \(bind: amount) ELSE 0 END
+                WHERE uid = \(bind: uid) AND counter = \(bind: counter)
+                """
+            ).run()
+            return RefundResponse(outcome: .refunded, usage: try await usage(sql, uid: uid, counter: counter))
+        }
+    }
+
+    /// Undoes the consume made with `key`, at most once. An unknown key is recorded as refunded, so a consume that
+    /// arrives late with that key is refused instead of counted.
+    func refund(uid: String, key: String) async throws -> RefundResponse {
+        let now = configuration.now()
+        let answer = try await write { sql -> RefundResponse in
+            if let row = try await sql.raw(
+                """
+                UPDATE gq_consumptions SET refunded = \(bind: true)
+                WHERE uid = \(bind: uid) AND idempotency_key = \(bind: key) AND refunded = \(bind: false)
+                RETURNING counter, amount
+                """
+            ).first() {
+                let counter = try row.decode(column: "counter", as: String.self)
+                let amount = try row.decode(column: "amount", as: Int64.self)
+                try await sql.raw(
+                    """
+                    UPDATE gq_usage
+                    SET used = CASE WHEN used > \(bind: amount) THEN used - \(bind: amount) ELSE 0 END
+                    WHERE uid = \(bind: uid) AND counter = \(bind: counter)
+                    """
+                ).run()
+                return RefundResponse(outcome: .refunded, usage: try await usage(sql, uid: uid, counter: counter))
+            }
+            let tombstone = try await sql.raw(
+                """
+                INSERT INTO gq_consumptions (uid, idempotency_key, counter, amount, refunded, created_at)
+                VALUES (\(bind: uid), \(bind: key), \(bind: ""), \(bind: Int64(0)), \(bind: true), \(SQLTimestamp(now)))
+                ON CONFLICT (uid, idempotency_key) DO NOTHING
+                RETURNING uid
+                """
+            ).first()
+            if tombstone != nil { return RefundResponse(outcome: .notFound, usage: nil) }
+            let counter =
+                try await sql.raw(
+                    "SELECT counter FROM gq_consumptions WHERE uid = \(bind: uid) AND idempotency_key = \(bind: key)"
+                ).first(decodingColumn: "counter", as: String.self) ?? ""
+            if counter.isEmpty { return RefundResponse(outcome: .notFound, usage: nil) }
+            return RefundResponse(outcome: .alreadyRefunded, usage: try await usage(sql, uid: uid, counter: counter))
+        }
+        try configuration.failureInjection?.fire(.afterRefund)
+        await maintainOccasionally()
+        return answer
+    }
+
+    /// The counter as it stands, or `nil` when the account is gone or its plan has no such counter any more.
+    private func usage(_ sql: any SQLDatabase, uid: String, counter: String) async throws -> CounterUsage? {
+        guard let account = try? await accountPlan(sql, uid: uid), let limit = account.plan.counters[counter] else {
+            return nil
+        }
+        let used = try await used(sql, uid: uid, counter: counter)
+        return CounterUsage(counter: counter, limit: UInt64(limit), used: UInt64(max(0, used)))
+    }
+}

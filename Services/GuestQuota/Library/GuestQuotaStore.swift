@@ -1,0 +1,192 @@
+import Foundation
+import FoyerAPI
+import FoyerStorage
+import Logging
+import SQLKit
+import Synchronization
+
+/// guest-quota's tables and the transactions over them. One store per process; several processes may share a
+/// PostgreSQL database (every check-and-change is one transaction with row locks or conditional updates).
+///
+/// Tables (Services/GuestQuota/README.md describes each column):
+/// - `gq_accounts`: uid, plan.
+/// - `gq_usage`: what each account used of each counter.
+/// - `gq_consumptions`: one row per counted idempotency key (and per refunded unknown key), for retries and
+///   refunds; kept for `idempotencyRetention`.
+/// - `gq_merges`: one row per merge op id, with the answer it gave.
+/// - `gq_signup_buckets`: a token bucket per sign-up source.
+/// - `gq_guest_census`: one row holding the number of live guests.
+final class GuestQuotaStore: Sendable {
+    let database: FoyerDatabase
+    let configuration: GuestQuotaConfiguration
+    let logger: Logger
+    /// Counts calls, so that pruning of old rows runs every `maintenanceInterval` calls.
+    private let calls = Atomic<UInt64>(0)
+    private static let maintenanceInterval: UInt64 = 64
+    private static let maintenanceBatch = 64
+
+    static let serviceName = "guest-quota"
+
+    init(database: FoyerDatabase, configuration: GuestQuotaConfiguration, logger: Logger) {
+        self.database = database
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    static let migrations: [Migration] = [
+        Migration(version: 1, name: "accounts, usage, consumptions, merges, sign-up buckets, guest census") { engine in
+            [
+                """
+                CREATE TABLE gq_accounts (
+                    uid TEXT PRIMARY KEY,
+                    plan TEXT NOT NULL,
+                    created_at BIGINT NOT NULL,
+                    updated_at BIGINT NOT NULL
+                )
+                """,
+                """
+                CREATE TABLE gq_usage (
+                    uid TEXT NOT NULL,
+                    counter TEXT NOT NULL,
+                    used BIGINT NOT NULL,
+                    PRIMARY KEY (uid, counter)
+                )
+                """,
+                """
+                CREATE TABLE gq_consumptions (
+                    uid TEXT NOT NULL,
+                    idempotency_key TEXT NOT NULL,
+                    counter TEXT NOT NULL,
+                    amount BIGINT NOT NULL,
+                    refunded BOOLEAN NOT NULL,
+                    created_at BIGINT NOT NULL,
+                    PRIMARY KEY (uid, idempotency_key)
+                )
+                """,
+                "CREATE INDEX gq_consumptions_created_at ON gq_consumptions (created_at)",
+                """
+                CREATE TABLE gq_merges (
+                    op TEXT PRIMARY KEY,
+                    from_uid TEXT NOT NULL,
+                    to_uid TEXT NOT NULL,
+                    result \(engine.binaryColumnType),
+                    merged_at BIGINT NOT NULL
+                )
+                """,
+                """
+                CREATE TABLE gq_signup_buckets (
+                    source TEXT PRIMARY KEY,
+                    tokens DOUBLE PRECISION NOT NULL,
+                    updated_at BIGINT NOT NULL
+                )
+                """,
+                "CREATE INDEX gq_signup_buckets_updated_at ON gq_signup_buckets (updated_at)",
+                "CREATE TABLE gq_guest_census (id BIGINT PRIMARY KEY, live_guests BIGINT NOT NULL)",
+                "INSERT INTO gq_guest_census (id, live_guests) VALUES (1, 0)",
+            ]
+        }
+    ]
+
+    func migrate() async throws {
+        try await database.migrate(service: Self.serviceName, migrations: Self.migrations)
+    }
+
+    // MARK: Shared pieces
+
+    /// A read-modify-write transaction, retried on deadlocks and serialization failures.
+    func write<T>(_ body: (any SQLDatabase) async throws -> T) async throws -> T {
+        try await database.transaction(retryingSerializationFailures: 3) { sql in try await body(sql) }
+    }
+
+    /// `FOR UPDATE` on PostgreSQL; nothing on SQLite, whose writers run one at a time.
+    func forUpdate(_ sql: any SQLDatabase) -> SQLQueryString {
+        sql.engineKind == .postgres ? " FOR UPDATE" : ""
+    }
+
+    /// The configured plan called `name`, or `unknown-plan`.
+    func plan(named name: String) throws(GuestQuotaError) -> Plan {
+        guard let plan = configuration.plans.plans[name] else { throw .unknownPlan(name) }
+        return plan
+    }
+
+    /// The account's plan name and plan; `account-not-found` when there is no account.
+    func accountPlan(_ sql: any SQLDatabase, uid: String, lock: Bool = false) async throws -> (name: String, plan: Plan)
+    {
+        guard
+            let name = try await sql.raw(
+                "SELECT plan FROM gq_accounts WHERE uid = \(bind: uid)\(lock ? forUpdate(sql) : "")"
+            ).first(decodingColumn: "plan", as: String.self)
+        else { throw GuestQuotaError.accountNotFound(uid) }
+        return (name, try plan(named: name))
+    }
+
+    /// What `uid` used of `counter` (0 when nothing was counted yet).
+    func used(_ sql: any SQLDatabase, uid: String, counter: String) async throws -> Int64 {
+        try await sql.raw(
+            "SELECT used FROM gq_usage WHERE uid = \(bind: uid) AND counter = \(bind: counter)"
+        ).first(decodingColumn: "used", as: Int64.self) ?? 0
+    }
+
+    /// Adds `delta` (which may be negative) to the live-guest count, never below zero.
+    func adjustCensus(_ sql: any SQLDatabase, by delta: Int64) async throws {
+        try await sql.raw(
+            """
+            UPDATE gq_guest_census
+            SET live_guests = CASE WHEN live_guests + \(bind: delta) < 0 THEN 0 ELSE live_guests + \(bind: delta) END
+            WHERE id = 1
+            """
+        ).run()
+    }
+
+    func liveGuests(_ sql: any SQLDatabase) async throws -> Int64 {
+        try await sql.raw("SELECT live_guests FROM gq_guest_census WHERE id = 1")
+            .first(decodingColumn: "live_guests", as: Int64.self) ?? 0
+    }
+
+    func stats() async throws -> GuestQuotaStats {
+        let live = try await database.withConnection { sql in try await liveGuests(sql) }
+        return GuestQuotaStats(liveGuests: UInt64(max(0, live)), liveGuestsMax: UInt64(configuration.liveGuestsMax))
+    }
+
+    // MARK: Maintenance
+
+    /// Every `maintenanceInterval` calls, deletes a few expired consume records and full sign-up buckets, in a
+    /// transaction of its own (a failure is logged, never reported to the caller).
+    func maintainOccasionally() async {
+        let count = calls.wrappingAdd(1, ordering: .relaxed).newValue
+        guard count % Self.maintenanceInterval == 0 else { return }
+        do {
+            try await pruneExpiredRows()
+        } catch {
+            logger.warning("pruning old rows failed", metadata: ["error": "\(String(reflecting: error))"])
+        }
+    }
+
+    func pruneExpiredRows() async throws {
+        let now = configuration.now()
+        let retention = Double(configuration.idempotencyRetention.components.seconds)
+        let keysBefore = now.addingTimeInterval(-retention)
+        // A bucket untouched for longer than a full refill is full: the same as no row.
+        let refill = Double(configuration.signupBurstPerSource) / signupRatePerSecond
+        let bucketsBefore = now.addingTimeInterval(-refill)
+        try await database.transaction { sql in
+            try await sql.raw(
+                """
+                DELETE FROM gq_consumptions WHERE (uid, idempotency_key) IN (
+                    SELECT uid, idempotency_key FROM gq_consumptions
+                    WHERE created_at < \(SQLTimestamp(keysBefore)) LIMIT \(literal: Self.maintenanceBatch))
+                """
+            ).run()
+            try await sql.raw(
+                """
+                DELETE FROM gq_signup_buckets WHERE source IN (
+                    SELECT source FROM gq_signup_buckets
+                    WHERE updated_at < \(SQLTimestamp(bucketsBefore)) LIMIT \(literal: Self.maintenanceBatch))
+                """
+            ).run()
+        }
+    }
+
+    /// Tokens a source's bucket gains per second.
+    var signupRatePerSecond: Double { Double(configuration.signupsPerSourcePerHour) / 3600 }
+}

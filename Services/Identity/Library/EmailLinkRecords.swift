@@ -1,0 +1,118 @@
+import Foundation
+import FoyerAPI
+import FoyerStorage
+import SQLKit
+
+/// A row of `identity_email_links`.
+struct EmailLinkRecord: Sendable {
+    var email: String
+    var purpose: EmailLinkPurpose
+    var uid: String?
+    var challenge: [UInt8]
+    var expiresAt: Date
+    var consumedAt: Date?
+    var failedAttempts: Int64
+}
+
+/// SQL on `identity_email_links`.
+enum EmailLinkRecords {
+    static func insert(
+        _ sql: any SQLDatabase,
+        tokenHash: [UInt8],
+        email: EmailAddress,
+        purpose: EmailLinkPurpose,
+        uid: String?,
+        challenge: [UInt8],
+        now: Date,
+        expiry: Date
+    ) async throws {
+        try await sql.raw(
+            """
+            INSERT INTO identity_email_links (token_hash, email, purpose, uid, challenge, created_at, expires_at,
+                consumed_at, failed_attempts)
+            VALUES (\(SQLBytes(tokenHash)), \(bind: email.value), \(bind: purposeText(purpose)), \(bind: uid),
+                \(SQLBytes(challenge)), \(SQLTimestamp(now)), \(SQLTimestamp(expiry)), NULL, 0)
+            """
+        ).run()
+    }
+
+    static func load(_ sql: any SQLDatabase, tokenHash: [UInt8]) async throws -> EmailLinkRecord? {
+        guard
+            let row = try await sql.raw(
+                """
+                SELECT email, purpose, uid, challenge, expires_at, consumed_at, failed_attempts
+                FROM identity_email_links WHERE token_hash = \(SQLBytes(tokenHash))\(unsafeRaw: sql.lockClause)
+                """
+            ).first()
+        else { return nil }
+        let purposeText = try row.decode(column: "purpose", as: String.self)
+        guard let purpose = purpose(purposeText) else {
+            throw IdentityStoreError("unknown email-link purpose '\(purposeText)'")
+        }
+        return EmailLinkRecord(
+            email: try row.decode(column: "email", as: String.self),
+            purpose: purpose,
+            uid: try row.decode(column: "uid", as: String?.self),
+            challenge: try row.decodeBytes(column: "challenge"),
+            expiresAt: try row.decodeDate(column: "expires_at"),
+            consumedAt: try row.decodeOptionalDate(column: "consumed_at"),
+            failedAttempts: try row.decode(column: "failed_attempts", as: Int64.self)
+        )
+    }
+
+    /// How many links were sent to the address since `since`, and when the oldest of them was.
+    static func recent(_ sql: any SQLDatabase, email: EmailAddress, since: Date) async throws -> (Int, Date?) {
+        let row = try await sql.raw(
+            """
+            SELECT COUNT(*) AS sent, MIN(created_at) AS oldest FROM identity_email_links
+            WHERE email = \(bind: email.value) AND created_at >= \(SQLTimestamp(since))
+            """
+        ).first()
+        guard let row else { return (0, nil) }
+        return (try row.decode(column: "sent", as: Int.self), try row.decodeOptionalDate(column: "oldest"))
+    }
+
+    static func consume(_ sql: any SQLDatabase, tokenHash: [UInt8], now: Date) async throws {
+        try await sql.raw(
+            "UPDATE identity_email_links SET consumed_at = \(SQLTimestamp(now)) WHERE token_hash = \(SQLBytes(tokenHash))"
+        ).run()
+    }
+
+    /// Counts a wrong verifier; with `burn`, the token can no longer be used.
+    static func recordFailure(
+        _ sql: any SQLDatabase,
+        tokenHash: [UInt8],
+        failures: Int64,
+        burn: Bool,
+        now: Date
+    )
+        async throws
+    {
+        try await sql.raw(
+            """
+            UPDATE identity_email_links SET failed_attempts = \(bind: failures),
+                consumed_at = CASE WHEN \(bind: burn) THEN \(SQLTimestamp(now)) ELSE consumed_at END
+            WHERE token_hash = \(SQLBytes(tokenHash))
+            """
+        ).run()
+    }
+
+    static func delete(_ sql: any SQLDatabase, tokenHash: [UInt8]) async throws {
+        try await sql.raw("DELETE FROM identity_email_links WHERE token_hash = \(SQLBytes(tokenHash))").run()
+    }
+
+    static func purposeText(_ purpose: EmailLinkPurpose) -> String {
+        switch purpose {
+        case .signIn: "sign-in"
+        case .link: "link"
+        }
+    }
+
+    static func purpose(_ text: String) -> EmailLinkPurpose? {
+        switch text {
+        case "sign-in": .signIn
+        case "link": .link
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import FoyerCrypto
+
+/// A setting of `IdentityConfiguration` that cannot work; the message names it.
+public struct IdentityConfigurationError: Error, CustomStringConvertible {
+    public let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Refuses, at start-up, configurations that would fail later or silently weaken the service.
+enum IdentityConfigurationCheck {
+    static func validate(_ configuration: IdentityConfiguration) throws {
+        func require(_ condition: Bool, _ message: String) throws {
+            if !condition { throw IdentityConfigurationError(message) }
+        }
+        try require(!configuration.issuer.isEmpty, "issuer must not be empty")
+        try require(!configuration.audience.isEmpty, "audience must not be empty")
+        for (name, duration) in [
+            ("accessTokenLifetime", configuration.accessTokenLifetime),
+            ("refreshIdleTimeout", configuration.refreshIdleTimeout),
+            ("refreshAbsoluteLifetime", configuration.refreshAbsoluteLifetime),
+            ("guestIdempotencyWindow", configuration.guestIdempotencyWindow),
+            ("conflictTicketLifetime", configuration.conflictTicketLifetime),
+            ("emailLink.lifetime", configuration.emailLink.lifetime),
+            ("maintenanceInterval", configuration.maintenanceInterval),
+        ] {
+            try require(duration > .zero, "\(name) must be positive")
+        }
+        try require(configuration.refreshReuseGrace >= .zero, "refreshReuseGrace must not be negative")
+        try require(configuration.emailLink.lifetime <= .seconds(600), "emailLink.lifetime must be at most 10 minutes")
+        try require(configuration.emailLink.linkTemplate.contains("{token}"), "emailLink.linkTemplate needs {token}")
+        try require(configuration.emailLink.perAddressMax >= 1, "emailLink.perAddressMax must be at least 1")
+        try require(configuration.password.hashConcurrencyMax >= 1, "password.hashConcurrencyMax must be at least 1")
+        try require(configuration.password.minimumLength >= 1, "password.minimumLength must be at least 1")
+        try require(configuration.failedLogins.freeAttempts >= 1, "failedLogins.freeAttempts must be at least 1")
+        try require(configuration.maintenanceBatchSize >= 1, "maintenanceBatchSize must be at least 1")
+        do {
+            try configuration.password.scrypt.validate()
+        } catch {
+            throw IdentityConfigurationError("password.scrypt: \(error)")
+        }
+        if case .webhook(let text, _) = configuration.mailer {
+            let scheme = URL(string: text)?.scheme?.lowercased()
+            try require(scheme == "https" || scheme == "http", "the mail webhook must be an http(s) URL")
+        }
+        if case .sendmail(let path) = configuration.mailer {
+            try require(path.hasPrefix("/"), "the sendmail program must be given by an absolute path")
+        }
+        for (name, settings) in [("apple", configuration.apple), ("google", configuration.google)] {
+            guard let settings else { continue }
+            try require(!settings.issuers.isEmpty, "\(name).issuers must not be empty")
+            try require(!settings.audiences.isEmpty, "\(name).audiences must not be empty")
+            if case .url(let text) = settings.keys {
+                let scheme = URL(string: text)?.scheme?.lowercased()
+                try require(scheme == "https" || scheme == "http", "\(name).keys must be an http(s) URL")
+            }
+        }
+    }
+}

@@ -1,0 +1,229 @@
+import Foundation
+import FoyerAPI
+import FoyerCrypto
+import FoyerRPC
+import FoyerStorage
+import SQLKit
+
+extension IdentityCore {
+    /// `startEmailLink`: a 256-bit single-use token, stored hashed with the client's verifier challenge, sent to
+    /// the address. The answer is the same whether an account has that address; only the per-address limit
+    /// (`too-many-attempts`) and a failing mailer (`mail-unavailable`, and then nothing is kept) differ, and
+    /// neither depends on the address being known.
+    func startEmailLink(_ request: StartEmailLinkRequest) async throws {
+        guard let email = EmailAddress(request.email) else {
+            throw RPCError(IdentityStatus.invalidEmail, "the email address is not valid")
+        }
+        let settings = configuration.emailLink
+        let now = self.now
+        let token = SecretToken.generate()
+        let message = MailMessage(
+            id: Identifiers.newMessageID(),
+            sender: settings.sender,
+            recipient: email.value,
+            subject: settings.subject,
+            body: mailBody(token: token, purpose: request.purpose)
+        )
+        try await database.transaction { sql in
+            if request.purpose == .link, let uid = request.uid {
+                _ = try await UserRecords.requireActive(sql, uid: uid, lock: true)
+            }
+            let windowStart = now.subtracting(settings.perAddressWindow)
+            let (sent, oldest) = try await EmailLinkRecords.recent(sql, email: email, since: windowStart)
+            if sent >= settings.perAddressMax {
+                let reopens = (oldest ?? now).adding(settings.perAddressWindow)
+                throw IdentityError.tooManyAttempts(
+                    retryAfter: .milliseconds(Int64(max(1, reopens.timeIntervalSince(now) * 1000))),
+                    "too many links sent to this address; try again later"
+                )
+            }
+            try await EmailLinkRecords.insert(
+                sql,
+                tokenHash: token.hash,
+                email: email,
+                purpose: request.purpose,
+                uid: request.uid,
+                challenge: request.verifierChallenge,
+                now: now,
+                expiry: now.adding(settings.lifetime)
+            )
+            if case .outbox(let outbox) = self.mail {
+                try await outbox.store(sql, message, now: now)
+            }
+        }
+        if case .external(let mailer) = mail {
+            do {
+                try await mailer.send(message)
+            } catch {
+                logger.error("email link not delivered", metadata: ["error": "\(error)"])
+                try? await database.transaction { sql in
+                    try await EmailLinkRecords.delete(sql, tokenHash: token.hash)
+                }
+                throw RPCError(IdentityStatus.mailUnavailable, "the email could not be sent; nothing was kept")
+            }
+        }
+        statistics.mailSent()
+        logger.info("email link sent", metadata: ["link.purpose": "\(EmailLinkRecords.purposeText(request.purpose))"])
+    }
+
+    private func mailBody(token: SecretToken, purpose: EmailLinkPurpose) -> String {
+        let link = configuration.emailLink.linkTemplate.replacingOccurrences(of: "{token}", with: token.text)
+        let action = purpose == .signIn ? "sign in" : "add this address to your account"
+        let minutes = Int(configuration.emailLink.lifetime.timeInterval / 60)
+        return """
+            Use this link to \(action). It works once, within \(minutes) minutes, and only in the app that asked for it:
+
+            \(link)
+
+            If you did not ask for it, ignore this message.
+            """
+    }
+
+    /// What completing a link decided inside its transaction (a wrong verifier is counted even though the call
+    /// fails; a conflict keeps the token spent and the ticket issued).
+    private enum EmailLinkOutcome {
+        case session(SessionTokens)
+        case conflict(ConflictDetails)
+        case refused(RPCError)
+    }
+
+    /// `completeEmailLink`.
+    func completeEmailLink(_ request: CompleteEmailLinkRequest) async throws -> SessionTokens {
+        guard let token = SecretToken(text: request.token) else {
+            throw IdentityError.invalidToken("the email-link token is malformed")
+        }
+        let now = self.now
+        let outcome = try await database.transaction { sql in
+            try await self.redeem(sql, token: token, request: request, now: now)
+        }
+        switch outcome {
+        case .session(let tokens):
+            logger.info("email link redeemed", metadata: ["user.uid": "\(tokens.uid)"])
+            return tokens
+        case .conflict(let details):
+            throw IdentityError.conflict(IdentityStatus.emailAlreadyInUse, details: details)
+        case .refused(let error):
+            throw error
+        }
+    }
+
+    private func redeem(
+        _ sql: any SQLDatabase,
+        token: SecretToken,
+        request: CompleteEmailLinkRequest,
+        now: Date
+    )
+        async throws -> EmailLinkOutcome
+    {
+        guard let link = try await EmailLinkRecords.load(sql, tokenHash: token.hash) else {
+            throw IdentityError.invalidToken("unknown email-link token")
+        }
+        guard link.consumedAt == nil else {
+            throw RPCError(IdentityStatus.tokenAlreadyUsed, "the email-link token was already used")
+        }
+        guard now < link.expiresAt else { throw IdentityError.tokenExpired("the email link has expired") }
+        guard ConstantTime.equals(SHA256.hash(request.verifier), link.challenge) else {
+            let failures = link.failedAttempts + 1
+            try await EmailLinkRecords.recordFailure(
+                sql,
+                tokenHash: token.hash,
+                failures: failures,
+                burn: failures >= Int64(configuration.emailLink.verifierFailuresMax),
+                now: now
+            )
+            return .refused(RPCError(IdentityStatus.verifierMismatch, "the verifier does not match"))
+        }
+        guard link.purpose == .signIn || (request.uid != nil && request.uid == link.uid) else {
+            throw IdentityError.invalidToken("the link was requested by another user")
+        }
+        guard let email = EmailAddress(link.email) else { throw IdentityStoreError("a stored email is invalid") }
+        try await EmailLinkRecords.consume(sql, tokenHash: token.hash, now: now)
+        switch link.purpose {
+        case .signIn:
+            return .session(try await signInByEmail(sql, email: email, now: now))
+        case .link:
+            return try await linkEmail(sql, uid: link.uid ?? "", email: email, now: now)
+        }
+    }
+
+    /// Signs in to the account with this email (proven by the link), creating a permanent account if none has it.
+    private func signInByEmail(_ sql: any SQLDatabase, email: EmailAddress, now: Date) async throws -> SessionTokens {
+        if let record = try await EmailRecords.load(sql, email: email, lock: true) {
+            let user = try await UserRecords.requireActive(sql, uid: record.uid, lock: true)
+            try await claimProvenEmail(sql, record: record, email: email, now: now)
+            _ = try await UserRecords.touchActivity(
+                sql,
+                uid: user.uid,
+                now: now,
+                interval: configuration.activityRecordInterval
+            )
+            return try await startSession(sql, uid: user.uid, isAnonymous: user.isAnonymous, now: now)
+        }
+        let uid = Identifiers.newUID()
+        try await UserRecords.insert(sql, uid: uid, isAnonymous: false, now: now)
+        guard
+            try await EmailRecords.insert(sql, email: email, uid: uid, verified: true, passwordHash: nil, now: now)
+        else { throw RPCError(.unavailable, "the address was claimed concurrently; try again") }
+        return try await startSession(sql, uid: uid, isAnonymous: false, now: now)
+    }
+
+    /// Attaches the (proven) email to `uid`, or answers a conflict with a ticket if another account has it.
+    private func linkEmail(
+        _ sql: any SQLDatabase,
+        uid: String,
+        email: EmailAddress,
+        now: Date
+    ) async throws
+        -> EmailLinkOutcome
+    {
+        let user = try await UserRecords.requireActive(sql, uid: uid, lock: true)
+        if let record = try await EmailRecords.load(sql, email: email, lock: true) {
+            try await claimProvenEmail(sql, record: record, email: email, now: now)
+            guard record.uid == uid else {
+                return .conflict(try await tickets.issue(sql, holder: uid, account: record.uid, now: now))
+            }
+            try await UserRecords.makePermanent(sql, uid: uid)
+            return .session(try await startSession(sql, uid: uid, isAnonymous: false, now: now))
+        }
+        if try await EmailRecords.load(sql, uid: uid) != nil {
+            throw RPCError(IdentityStatus.providerAlreadyLinked, "the user already has an email")
+        }
+        guard
+            try await EmailRecords.insert(sql, email: email, uid: uid, verified: true, passwordHash: nil, now: now)
+        else { throw RPCError(.unavailable, "the address was claimed concurrently; try again") }
+        try await UserRecords.makePermanent(sql, uid: user.uid)
+        return .session(try await startSession(sql, uid: uid, isAnonymous: false, now: now))
+    }
+
+    /// The owner of the address just proved it. If the credential was unverified and had a password, someone set
+    /// that password without proving the address (account pre-hijacking): the password goes, and every session of
+    /// the account is revoked.
+    private func claimProvenEmail(
+        _ sql: any SQLDatabase,
+        record: EmailRecord,
+        email: EmailAddress,
+        now: Date
+    )
+        async throws
+    {
+        guard !record.verified else { return }
+        try await EmailRecords.markVerified(sql, email: email)
+        guard record.passwordHash != nil else { return }
+        try await EmailRecords.setPassword(sql, email: email, hash: nil)
+        try await SessionRecords.revokeAll(sql, uid: record.uid, now: now)
+        try await UserRecords.moveNotBefore(sql, uid: record.uid, now: now)
+        logger.notice("unverified password removed after email proof", metadata: ["user.uid": "\(record.uid)"])
+    }
+
+    /// `listOutbox`.
+    func listOutbox(_ request: ListOutboxRequest) async throws -> OutboxMessages {
+        guard case .outbox(let outbox) = mail else {
+            throw RPCError(IdentityStatus.outboxDisabled, "the outbox is not the configured mailer")
+        }
+        let recipient = request.recipient.map { EmailAddress($0)?.value ?? $0 }
+        let messages = try await database.withConnection { sql in
+            try await outbox.list(sql, recipient: recipient, limit: Int(request.limit))
+        }
+        return OutboxMessages(messages: messages)
+    }
+}

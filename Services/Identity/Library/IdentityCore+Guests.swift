@@ -1,0 +1,97 @@
+import Foundation
+import FoyerAPI
+import FoyerRPC
+import FoyerStorage
+import SQLKit
+
+extension IdentityCore {
+    /// `createGuest`: a new guest and its first session; the same guest again for the same idempotency key.
+    ///
+    /// The key is claimed with an insert that does nothing on conflict, before the guest is created, so two
+    /// concurrent calls with one key create one guest: the second waits for the first (PostgreSQL's unique index;
+    /// SQLite's single writer) and then replays it. A replay starts a new session for the guest and revokes the
+    /// one issued before under that key (its response was lost, or is being replaced), so one key never holds
+    /// more than one live session.
+    func createGuest(_ request: CreateGuestRequest) async throws -> SessionTokens {
+        let now = self.now
+        let keyHash = Identifiers.digest("guest-key", request.idempotencyKey)
+        let windowStart = now.subtracting(configuration.guestIdempotencyWindow)
+        let tokens = try await database.transaction { sql in
+            let uid = Identifiers.newUID()
+            let sessionID = Identifiers.newSessionID()
+            var claimed = try await self.claimGuestKey(sql, keyHash: keyHash, uid: uid, sessionID: sessionID, now: now)
+            if !claimed, try await self.forgetGuestKey(sql, keyHash: keyHash, before: windowStart) {
+                // A key older than the window is forgotten: it starts a new guest.
+                claimed = try await self.claimGuestKey(sql, keyHash: keyHash, uid: uid, sessionID: sessionID, now: now)
+            }
+            guard claimed else { return try await self.replayGuest(sql, keyHash: keyHash, now: now) }
+            try await UserRecords.insert(sql, uid: uid, isAnonymous: true, now: now)
+            return try await self.startSession(sql, uid: uid, isAnonymous: true, now: now, sessionID: sessionID)
+        }
+        logger.info("guest created", metadata: ["user.uid": "\(tokens.uid)", "session.id": "\(tokens.sessionID)"])
+        return tokens
+    }
+
+    /// Inserts the key's row unless the key is taken. Returns whether it was inserted.
+    private func claimGuestKey(
+        _ sql: any SQLDatabase,
+        keyHash: [UInt8],
+        uid: String,
+        sessionID: String,
+        now: Date
+    ) async throws -> Bool {
+        try await !sql.raw(
+            """
+            INSERT INTO identity_guest_keys (key_hash, uid, session_id, created_at)
+            VALUES (\(SQLBytes(keyHash)), \(bind: uid), \(bind: sessionID), \(SQLTimestamp(now)))
+            ON CONFLICT (key_hash) DO NOTHING
+            RETURNING uid
+            """
+        ).all().isEmpty
+    }
+
+    /// Deletes the key's row if it was made before `cutoff`. Returns whether it did.
+    private func forgetGuestKey(_ sql: any SQLDatabase, keyHash: [UInt8], before cutoff: Date) async throws -> Bool {
+        try await !sql.raw(
+            """
+            DELETE FROM identity_guest_keys
+            WHERE key_hash = \(SQLBytes(keyHash)) AND created_at < \(SQLTimestamp(cutoff))
+            RETURNING uid
+            """
+        ).all().isEmpty
+    }
+
+    private func replayGuest(_ sql: any SQLDatabase, keyHash: [UInt8], now: Date) async throws -> SessionTokens {
+        guard
+            let row = try await sql.raw(
+                """
+                SELECT uid, session_id FROM identity_guest_keys
+                WHERE key_hash = \(SQLBytes(keyHash))\(unsafeRaw: sql.lockClause)
+                """
+            ).first()
+        else {
+            // Deleted between our insert and this read (a concurrent window expiry): the caller may retry.
+            throw RPCError(.unavailable, "the idempotency key changed concurrently; try again")
+        }
+        let uid = try row.decode(column: "uid", as: String.self)
+        let previousSession = try row.decode(column: "session_id", as: String.self)
+        guard let user = try await UserRecords.load(sql, uid: uid, lock: true), user.isAnonymous,
+            user.state == .active
+        else {
+            throw RPCError(
+                IdentityStatus.idempotencyKeyReused,
+                "this idempotency key created a guest that has since become permanent or left"
+            )
+        }
+        _ = try await SessionRecords.revoke(sql, sessionID: previousSession, uid: uid, now: now)
+        let tokens = try await startSession(sql, uid: uid, isAnonymous: true, now: now)
+        try await recordGuestKeySession(sql, keyHash: keyHash, sessionID: tokens.sessionID)
+        return tokens
+    }
+
+    private func recordGuestKeySession(_ sql: any SQLDatabase, keyHash: [UInt8], sessionID: String) async throws {
+        try await sql.raw(
+            "UPDATE identity_guest_keys SET session_id = \(bind: sessionID) WHERE key_hash = \(SQLBytes(keyHash))"
+        ).run()
+    }
+}

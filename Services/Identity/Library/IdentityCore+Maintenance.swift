@@ -1,0 +1,85 @@
+import Foundation
+import FoyerStorage
+import SQLKit
+
+extension IdentityCore {
+    /// One round of pruning, each table in its own short transaction and at most `maintenanceBatchSize` rows:
+    /// sessions past their absolute or idle expiry (or revoked a day ago) with their refresh tokens, email links
+    /// past the per-address window, nonces past their token's expiry, tickets a day past theirs, guest keys past
+    /// their window, stale failed-attempt counts, and signing keys no token can need. Then the signing keys are
+    /// reloaded if due (a rotation on another replica).
+    func runMaintenance() async throws {
+        let now = self.now
+        let batch = configuration.maintenanceBatchSize
+        let day = Duration.seconds(86_400)
+        let idleCutoff = SQLTimestamp(now.subtracting(configuration.refreshIdleTimeout))
+        let revokedCutoff = SQLTimestamp(now.subtracting(day))
+        try await database.transaction { sql in
+            let expired = try await sql.raw(
+                """
+                SELECT id FROM identity_sessions
+                WHERE absolute_expires_at < \(SQLTimestamp(now)) OR last_used_at < \(idleCutoff)
+                    OR revoked_at < \(revokedCutoff)
+                LIMIT \(bind: batch)
+                """
+            ).all().map { try $0.decode(column: "id", as: String.self) }
+            guard !expired.isEmpty else { return }
+            try await sql.raw("DELETE FROM identity_refresh_tokens WHERE session_id IN (\(binds: expired))").run()
+            try await sql.raw("DELETE FROM identity_sessions WHERE id IN (\(binds: expired))").run()
+        }
+        let linkCutoff = now.subtracting(
+            max(configuration.emailLink.perAddressWindow, configuration.emailLink.lifetime)
+        )
+        try await prune(
+            "identity_email_links",
+            key: "token_hash",
+            where: "created_at",
+            before: linkCutoff,
+            batch: batch
+        )
+        try await prune("identity_used_nonces", key: "nonce_hash", where: "expires_at", before: now, batch: batch)
+        try await prune(
+            "identity_conflict_tickets",
+            key: "ticket_hash",
+            where: "expires_at",
+            before: now.subtracting(day),
+            batch: batch
+        )
+        try await prune(
+            "identity_guest_keys",
+            key: "key_hash",
+            where: "created_at",
+            before: now.subtracting(configuration.guestIdempotencyWindow),
+            batch: batch
+        )
+        try await prune(
+            "identity_login_failures",
+            key: "email_hash",
+            where: "last_failure_at",
+            before: now.subtracting(configuration.failedLogins.resetAfter),
+            batch: batch
+        )
+        try await database.transaction { sql in try await self.keys.pruneRetired(sql, now: now) }
+        try await keys.reloadIfDue(database, now: now)
+    }
+
+    private func prune(
+        _ table: String,
+        key: String,
+        where column: String,
+        before cutoff: Date,
+        batch: Int
+    )
+        async throws
+    {
+        try await database.transaction { sql in
+            try await sql.raw(
+                """
+                DELETE FROM \(ident: table) WHERE \(ident: key) IN (
+                    SELECT \(ident: key) FROM \(ident: table) WHERE \(ident: column) < \(SQLTimestamp(cutoff))
+                    LIMIT \(bind: batch))
+                """
+            ).run()
+        }
+    }
+}

@@ -1,0 +1,154 @@
+import Foundation
+import FoyerAPI
+import FoyerRPC
+import FoyerStorage
+import SQLKit
+
+extension IdentityCore {
+    var throttle: LoginThrottle { LoginThrottle(policy: configuration.failedLogins) }
+    var tickets: ConflictTickets { ConflictTickets(lifetime: configuration.conflictTicketLifetime) }
+
+    /// `signInWithPassword`. An unknown email, an account without a password and a wrong password all cost one
+    /// scrypt derivation, count one failed attempt for the address, and answer `invalid-credentials`.
+    func signInWithPassword(_ request: PasswordSignInRequest) async throws -> SessionTokens {
+        guard let email = EmailAddress(request.email) else {
+            throw RPCError(IdentityStatus.invalidEmail, "the email address is not valid")
+        }
+        guard request.password.utf8.count <= configuration.password.maximumByteCount else {
+            // Longer than any password the policy accepts: no account can match; refused before hashing.
+            throw IdentityError.invalidCredentials()
+        }
+        let now = self.now
+        let emailHash = LoginThrottle.emailHash(email)
+        let stored = try await database.transaction { sql in
+            try await self.throttle.claimAttempt(sql, emailHash: emailHash, now: now)
+            return try await EmailRecords.load(sql, email: email)
+        }
+        let matches = try await hasher.verify(request.password, against: stored?.passwordHash)
+        guard matches, let stored, let storedHash = stored.passwordHash else {
+            logger.info("password sign-in refused", metadata: ["user.uid": "\(stored?.uid ?? "-")"])
+            throw IdentityError.invalidCredentials()
+        }
+        let rehash = hasher.needsRehash(storedHash) ? try await hasher.hash(request.password) : nil
+        let tokens = try await database.transaction { sql in
+            try await self.throttle.clear(sql, emailHash: emailHash)
+            if let rehash {
+                try await EmailRecords.replacePassword(sql, email: email, old: storedHash, new: rehash)
+            }
+            let user = try await UserRecords.requireActive(sql, uid: stored.uid, lock: true)
+            _ = try await UserRecords.touchActivity(
+                sql,
+                uid: user.uid,
+                now: now,
+                interval: self.configuration.activityRecordInterval
+            )
+            return try await self.startSession(sql, uid: user.uid, isAnonymous: user.isAnonymous, now: now)
+        }
+        logger.info(
+            "password sign-in",
+            metadata: ["user.uid": "\(tokens.uid)", "password.rehashed": "\(rehash != nil)"]
+        )
+        return tokens
+    }
+
+    /// `linkPassword`: the user (a guest signing up) gets an email and password and becomes permanent.
+    ///
+    /// - The email is new: linked; fresh tokens.
+    /// - The user already has this email and password (a retry): fresh tokens.
+    /// - The user has another email or a password already: `provider-already-linked`.
+    /// - The email belongs to another account: `email-already-in-use`; with a conflict ticket only if the password
+    ///   is that account's (which counts as an attempt against that address, like a sign-in).
+    func linkPassword(_ request: LinkPasswordRequest) async throws -> SessionTokens {
+        guard let email = EmailAddress(request.email) else {
+            throw RPCError(IdentityStatus.invalidEmail, "the email address is not valid")
+        }
+        try checkPasswordPolicy(request.password)
+        let now = self.now
+        let (taken, own) = try await database.withConnection { sql in
+            _ = try await UserRecords.requireActive(sql, uid: request.uid)
+            return (try await EmailRecords.load(sql, email: email), try await EmailRecords.load(sql, uid: request.uid))
+        }
+        if let taken, taken.uid != request.uid {
+            try await refuseTakenEmail(email, account: taken, holder: request.uid, password: request.password, now: now)
+        }
+        if let own, own.email != email.value {
+            throw RPCError(IdentityStatus.providerAlreadyLinked, "the user already has an email")
+        }
+        if let own, let stored = own.passwordHash {
+            guard try await hasher.verify(request.password, against: stored) else {
+                throw RPCError(IdentityStatus.providerAlreadyLinked, "the user already has a password")
+            }
+            return try await database.transaction { sql in
+                let user = try await UserRecords.requireActive(sql, uid: request.uid, lock: true)
+                return try await self.startSession(sql, uid: user.uid, isAnonymous: user.isAnonymous, now: now)
+            }
+        }
+        let hash = try await hasher.hash(request.password)
+        let tokens = try await database.transaction { sql in
+            _ = try await UserRecords.requireActive(sql, uid: request.uid, lock: true)
+            if let own = try await EmailRecords.load(sql, uid: request.uid) {
+                guard own.email == email.value, own.passwordHash == nil else {
+                    throw RPCError(IdentityStatus.providerAlreadyLinked, "the user already has an email and password")
+                }
+                try await EmailRecords.setPassword(sql, email: email, hash: hash)
+            } else {
+                let inserted = try await EmailRecords.insert(
+                    sql,
+                    email: email,
+                    uid: request.uid,
+                    verified: false,
+                    passwordHash: hash,
+                    now: now
+                )
+                guard inserted else {
+                    throw IdentityError.conflict(IdentityStatus.emailAlreadyInUse, details: nil)
+                }
+            }
+            try await UserRecords.makePermanent(sql, uid: request.uid)
+            return try await self.startSession(sql, uid: request.uid, isAnonymous: false, now: now)
+        }
+        logger.info("password linked", metadata: ["user.uid": "\(request.uid)"])
+        return tokens
+    }
+
+    /// Answers a link to an email held by another account: a ticket if the password is that account's.
+    private func refuseTakenEmail(
+        _ email: EmailAddress,
+        account: EmailRecord,
+        holder: String,
+        password: String,
+        now: Date
+    ) async throws -> Never {
+        let emailHash = LoginThrottle.emailHash(email)
+        try await database.transaction { sql in
+            try await self.throttle.claimAttempt(sql, emailHash: emailHash, now: now)
+        }
+        guard try await hasher.verify(password, against: account.passwordHash) else {
+            throw IdentityError.conflict(IdentityStatus.emailAlreadyInUse, details: nil)
+        }
+        let details = try await database.transaction { sql in
+            try await self.throttle.clear(sql, emailHash: emailHash)
+            return try await self.tickets.issue(sql, holder: holder, account: account.uid, now: now)
+        }
+        logger.info("link met an existing account", metadata: ["user.uid": "\(holder)", "other.uid": "\(account.uid)"])
+        throw IdentityError.conflict(IdentityStatus.emailAlreadyInUse, details: details)
+    }
+
+    /// The password policy, checked before any hashing: length in bytes and characters, and the blocklist. The
+    /// password is taken exactly as given (no trimming, no normalization, no truncation).
+    func checkPasswordPolicy(_ password: String) throws {
+        let policy = configuration.password
+        guard password.utf8.count <= policy.maximumByteCount else {
+            throw RPCError(IdentityStatus.weakPassword, "the password is longer than \(policy.maximumByteCount) bytes")
+        }
+        guard password.count >= policy.minimumLength else {
+            throw RPCError(
+                IdentityStatus.weakPassword,
+                "the password is shorter than \(policy.minimumLength) characters"
+            )
+        }
+        guard !policy.blocklist.contains(password.lowercased()) else {
+            throw RPCError(IdentityStatus.weakPassword, "the password is too common")
+        }
+    }
+}

@@ -1,0 +1,131 @@
+import Foundation
+import FoyerAPI
+import FoyerRPC
+import FoyerStorage
+import SQLKit
+
+extension IdentityCore {
+    /// What a provider sign-in or link decided inside its transaction (a conflict keeps the nonce spent and the
+    /// ticket issued, which is the point of the ticket).
+    private enum ProviderOutcome {
+        case session(SessionTokens)
+        case conflict(ConflictDetails)
+    }
+
+    func verifier(for provider: IdentityProvider) throws -> ProviderTokenVerifier {
+        let verifier = provider == .apple ? apple : google
+        guard let verifier else {
+            throw RPCError(IdentityStatus.providerNotConfigured, "\(provider) sign-in is not configured")
+        }
+        return verifier
+    }
+
+    /// `signInWithProvider`: the account holding (issuer, subject), created (permanent) on first use. An email in
+    /// the token never leads to another account.
+    func signInWithProvider(_ request: ProviderSignInRequest) async throws -> SessionTokens {
+        let now = self.now
+        let identity = try await verifier(for: request.provider).verify(
+            request.idToken,
+            rawNonce: request.rawNonce,
+            now: now
+        )
+        let tokens = try await database.transaction { sql in
+            let uid: String
+            let isAnonymous: Bool
+            if let owner = try await ProviderLinkRecords.owner(sql, issuer: identity.issuer, subject: identity.subject)
+            {
+                let user = try await UserRecords.requireActive(sql, uid: owner, lock: true)
+                try await ProviderLinkRecords.updateEmail(sql, identity: identity)
+                _ = try await UserRecords.touchActivity(
+                    sql,
+                    uid: owner,
+                    now: now,
+                    interval: self.configuration.activityRecordInterval
+                )
+                (uid, isAnonymous) = (owner, user.isAnonymous)
+            } else {
+                uid = Identifiers.newUID()
+                isAnonymous = false
+                try await UserRecords.insert(sql, uid: uid, isAnonymous: false, now: now)
+                guard try await ProviderLinkRecords.insert(sql, identity: identity, uid: uid, now: now) else {
+                    throw RPCError(.unavailable, "the identity was claimed concurrently; try again")
+                }
+            }
+            try await self.spendNonce(sql, identity: identity, uid: uid)
+            return try await self.startSession(sql, uid: uid, isAnonymous: isAnonymous, now: now)
+        }
+        logger.info("provider sign-in", metadata: ["user.uid": "\(tokens.uid)", "provider": "\(request.provider)"])
+        return tokens
+    }
+
+    /// `linkProvider`: attaches (issuer, subject) to the user, which becomes permanent. Linked to another account:
+    /// `credential-already-in-use` with a conflict ticket. The user has another identity of this provider:
+    /// `provider-already-linked`. Already linked to this user: fresh tokens.
+    func linkProvider(_ request: LinkProviderRequest) async throws -> SessionTokens {
+        let now = self.now
+        let identity = try await verifier(for: request.provider).verify(
+            request.idToken,
+            rawNonce: request.rawNonce,
+            now: now
+        )
+        let outcome = try await database.transaction { sql -> ProviderOutcome in
+            _ = try await UserRecords.requireActive(sql, uid: request.uid, lock: true)
+            let owner = try await ProviderLinkRecords.owner(sql, issuer: identity.issuer, subject: identity.subject)
+            try await self.spendNonce(sql, identity: identity, uid: owner ?? request.uid)
+            if let owner, owner != request.uid {
+                return .conflict(try await self.tickets.issue(sql, holder: request.uid, account: owner, now: now))
+            }
+            if owner == nil {
+                guard try await !ProviderLinkRecords.hasProvider(sql, uid: request.uid, provider: request.provider)
+                else {
+                    throw RPCError(
+                        IdentityStatus.providerAlreadyLinked,
+                        "the user already has another \(request.provider) identity"
+                    )
+                }
+                guard try await ProviderLinkRecords.insert(sql, identity: identity, uid: request.uid, now: now) else {
+                    throw RPCError(.unavailable, "the identity was claimed concurrently; try again")
+                }
+                try await UserRecords.makePermanent(sql, uid: request.uid)
+            }
+            return .session(try await self.startSession(sql, uid: request.uid, isAnonymous: false, now: now))
+        }
+        switch outcome {
+        case .session(let tokens):
+            logger.info("provider linked", metadata: ["user.uid": "\(tokens.uid)", "provider": "\(request.provider)"])
+            return tokens
+        case .conflict(let details):
+            logger.info(
+                "link met an existing account",
+                metadata: ["user.uid": "\(request.uid)", "other.uid": "\(details.otherUID)"]
+            )
+            throw IdentityError.conflict(IdentityStatus.credentialAlreadyInUse, details: details)
+        }
+    }
+
+    private func spendNonce(_ sql: any SQLDatabase, identity: ProviderIdentity, uid: String) async throws {
+        guard let nonceHash = identity.nonceHash else { return }
+        guard try await ProviderLinkRecords.spendNonce(sql, hash: nonceHash, uid: uid, until: identity.expiresAt) else {
+            throw RPCError(IdentityStatus.nonceAlreadyUsed, "the ID token's nonce was already used")
+        }
+    }
+
+    /// `redeemConflictTicket`: a session for the account the ticket names, for the user it was issued to.
+    func redeemConflictTicket(_ request: RedeemConflictTicketRequest) async throws -> SessionTokens {
+        guard let ticket = SecretToken(text: request.ticket) else { throw ConflictTickets.invalid() }
+        let now = self.now
+        let tokens = try await database.transaction { sql in
+            let account = try await self.tickets.redeem(sql, ticket: ticket, holder: request.uid, now: now)
+            let user = try await UserRecords.requireActive(sql, uid: account, lock: true)
+            _ = try await UserRecords.touchActivity(
+                sql,
+                uid: account,
+                now: now,
+                interval: self.configuration.activityRecordInterval
+            )
+            return try await self.startSession(sql, uid: account, isAnonymous: user.isAnonymous, now: now)
+        }
+        logger.info("conflict ticket redeemed", metadata: ["user.uid": "\(request.uid)", "other.uid": "\(tokens.uid)"])
+        return tokens
+    }
+}

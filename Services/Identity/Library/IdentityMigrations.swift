@@ -1,0 +1,166 @@
+import FoyerStorage
+
+/// The identity schema. Times are BIGINT microseconds since the Unix epoch (`SQLTimestamp`) except
+/// `tokens_not_before`, which is whole seconds (it is compared with a JWT's `iat`). Secrets are stored only as
+/// SHA-256 (`*_hash`), never in clear; see Services/Identity/README.md for each table.
+enum IdentityMigrations {
+    static let service = "identity"
+
+    static let all: [Migration] = [
+        Migration(version: 1, name: "users, credentials, sessions, tokens, keys") { engine in
+            let binary = engine.binaryColumnType
+            return [
+                """
+                CREATE TABLE identity_users (
+                    uid TEXT PRIMARY KEY,
+                    is_anonymous BOOLEAN NOT NULL,
+                    state TEXT NOT NULL,
+                    merge_into TEXT,
+                    operation_id TEXT,
+                    state_since BIGINT,
+                    created_at BIGINT NOT NULL,
+                    last_activity_at BIGINT NOT NULL,
+                    tokens_not_before BIGINT NOT NULL
+                )
+                """,
+                "CREATE INDEX identity_users_sweep ON identity_users (is_anonymous, state, last_activity_at, uid)",
+                "CREATE INDEX identity_users_state ON identity_users (state, state_since)",
+                """
+                CREATE TABLE identity_emails (
+                    email TEXT PRIMARY KEY,
+                    uid TEXT NOT NULL UNIQUE,
+                    verified BOOLEAN NOT NULL,
+                    password_hash TEXT,
+                    created_at BIGINT NOT NULL
+                )
+                """,
+                """
+                CREATE TABLE identity_provider_links (
+                    issuer TEXT NOT NULL,
+                    subject TEXT NOT NULL,
+                    uid TEXT NOT NULL,
+                    provider TEXT NOT NULL,
+                    email TEXT,
+                    email_trusted BOOLEAN NOT NULL,
+                    created_at BIGINT NOT NULL,
+                    PRIMARY KEY (issuer, subject),
+                    UNIQUE (uid, provider)
+                )
+                """,
+                """
+                CREATE TABLE identity_sessions (
+                    id TEXT PRIMARY KEY,
+                    uid TEXT NOT NULL,
+                    created_at BIGINT NOT NULL,
+                    last_used_at BIGINT NOT NULL,
+                    absolute_expires_at BIGINT NOT NULL,
+                    revoked_at BIGINT
+                )
+                """,
+                "CREATE INDEX identity_sessions_uid ON identity_sessions (uid)",
+                "CREATE INDEX identity_sessions_last_used ON identity_sessions (last_used_at)",
+                """
+                CREATE TABLE identity_refresh_tokens (
+                    token_hash \(binary) PRIMARY KEY,
+                    session_id TEXT NOT NULL,
+                    generation BIGINT NOT NULL,
+                    created_at BIGINT NOT NULL,
+                    rotated_at BIGINT,
+                    successor_hash \(binary),
+                    successor_wrapped \(binary)
+                )
+                """,
+                "CREATE INDEX identity_refresh_tokens_session ON identity_refresh_tokens (session_id)",
+                """
+                CREATE TABLE identity_guest_keys (
+                    key_hash \(binary) PRIMARY KEY,
+                    uid TEXT NOT NULL,
+                    session_id TEXT NOT NULL,
+                    created_at BIGINT NOT NULL
+                )
+                """,
+                "CREATE INDEX identity_guest_keys_uid ON identity_guest_keys (uid)",
+                "CREATE INDEX identity_guest_keys_created ON identity_guest_keys (created_at)",
+                """
+                CREATE TABLE identity_email_links (
+                    token_hash \(binary) PRIMARY KEY,
+                    email TEXT NOT NULL,
+                    purpose TEXT NOT NULL,
+                    uid TEXT,
+                    challenge \(binary) NOT NULL,
+                    created_at BIGINT NOT NULL,
+                    expires_at BIGINT NOT NULL,
+                    consumed_at BIGINT,
+                    failed_attempts BIGINT NOT NULL
+                )
+                """,
+                "CREATE INDEX identity_email_links_email ON identity_email_links (email, created_at)",
+                "CREATE INDEX identity_email_links_uid ON identity_email_links (uid)",
+                """
+                CREATE TABLE identity_login_failures (
+                    email_hash \(binary) PRIMARY KEY,
+                    failures BIGINT NOT NULL,
+                    last_failure_at BIGINT NOT NULL,
+                    blocked_until BIGINT NOT NULL
+                )
+                """,
+                """
+                CREATE TABLE identity_used_nonces (
+                    nonce_hash \(binary) PRIMARY KEY,
+                    uid TEXT,
+                    expires_at BIGINT NOT NULL
+                )
+                """,
+                "CREATE INDEX identity_used_nonces_uid ON identity_used_nonces (uid)",
+                "CREATE INDEX identity_used_nonces_expiry ON identity_used_nonces (expires_at)",
+                """
+                CREATE TABLE identity_conflict_tickets (
+                    ticket_hash \(binary) PRIMARY KEY,
+                    holder_uid TEXT NOT NULL,
+                    account_uid TEXT NOT NULL,
+                    created_at BIGINT NOT NULL,
+                    expires_at BIGINT NOT NULL,
+                    redeemed_at BIGINT
+                )
+                """,
+                "CREATE INDEX identity_conflict_tickets_holder ON identity_conflict_tickets (holder_uid, account_uid)",
+                "CREATE INDEX identity_conflict_tickets_account ON identity_conflict_tickets (account_uid)",
+                """
+                CREATE TABLE identity_signing_keys (
+                    kid TEXT PRIMARY KEY,
+                    private_key \(binary) NOT NULL,
+                    created_at BIGINT NOT NULL,
+                    retired_at BIGINT
+                )
+                """,
+                """
+                CREATE TABLE identity_outbox (
+                    id TEXT PRIMARY KEY,
+                    recipient TEXT NOT NULL,
+                    subject TEXT NOT NULL,
+                    body TEXT NOT NULL,
+                    created_at BIGINT NOT NULL
+                )
+                """,
+                "CREATE INDEX identity_outbox_created ON identity_outbox (created_at)",
+                "CREATE INDEX identity_outbox_recipient ON identity_outbox (recipient)",
+                """
+                CREATE TABLE identity_finished_operations (
+                    kind TEXT NOT NULL,
+                    operation_id TEXT NOT NULL,
+                    finished_at BIGINT NOT NULL,
+                    PRIMARY KEY (kind, operation_id)
+                )
+                """,
+            ]
+        }
+    ]
+
+    /// Every table, for tests that check nothing of a user is left.
+    static let tables = [
+        "identity_users", "identity_emails", "identity_provider_links", "identity_sessions",
+        "identity_refresh_tokens", "identity_guest_keys", "identity_email_links", "identity_login_failures",
+        "identity_used_nonces", "identity_conflict_tickets", "identity_signing_keys", "identity_outbox",
+        "identity_finished_operations",
+    ]
+}

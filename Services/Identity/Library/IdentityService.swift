@@ -1,0 +1,176 @@
+import Foundation
+import FoyerAPI
+public import FoyerRPC
+public import FoyerStorage
+public import Logging
+public import ServiceLifecycle
+
+/// The identity service: who a user is (guests, credentials, sessions, signing keys, the account state machine).
+///
+/// ```swift
+/// let service = try await IdentityService.make(configuration: configuration, server: serverConfiguration, logger: logger)
+/// try await ServiceGroup(services: [service.server] + service.backgroundServices, ...).run()
+/// try await service.close()
+/// ```
+public final class IdentityService: Sendable {
+    /// The RPC server hosting identity's methods; run it (in a `ServiceGroup`).
+    public let server: RPCServer
+    /// Periodic work (pruning expired rows, reloading signing keys): run these beside the server. Each loop ends on
+    /// graceful shutdown.
+    public var backgroundServices: [any Service] { [IdentityJanitor(core: core)] }
+    /// Counters of what the service did.
+    public let statistics: IdentityStatistics
+
+    private let core: IdentityCore
+    private let ownsDatabase: Bool
+    private let http: URLSessionHTTPClient?
+
+    /// Opens the database named by `configuration.database`, migrates it, loads (or creates, on first start) the
+    /// signing key, and builds the server. Fails, leaving nothing open, on any of those.
+    public static func make(
+        configuration: IdentityConfiguration,
+        server: RPCServerConfiguration,
+        logger: Logger
+    ) async throws -> IdentityService {
+        let database = try await FoyerDatabase.open(configuration.database, logger: logger)
+        do {
+            return try await make(
+                configuration: configuration,
+                database: database,
+                ownsDatabase: true,
+                server: server,
+                logger: logger
+            )
+        } catch {
+            try? await database.close()
+            throw error
+        }
+    }
+
+    /// Like ``make(configuration:server:logger:)`` on a database the caller opened and will close (tests, a
+    /// process that hosts several services on one database); `configuration.database` is not used.
+    public static func make(
+        configuration: IdentityConfiguration,
+        database: FoyerDatabase,
+        server: RPCServerConfiguration,
+        logger: Logger
+    ) async throws -> IdentityService {
+        try await make(
+            configuration: configuration,
+            database: database,
+            ownsDatabase: false,
+            server: server,
+            logger: logger
+        )
+    }
+
+    private static func make(
+        configuration: IdentityConfiguration,
+        database: FoyerDatabase,
+        ownsDatabase: Bool,
+        server: RPCServerConfiguration,
+        logger: Logger
+    ) async throws -> IdentityService {
+        try IdentityConfigurationCheck.validate(configuration)
+        try await database.migrate(service: IdentityMigrations.service, migrations: IdentityMigrations.all)
+        let keys = SigningKeyRing(
+            publicationWindow: configuration.accessTokenLifetime + configuration.accessTokenClockSkew,
+            reloadInterval: configuration.signingKeyReloadInterval
+        )
+        try await keys.load(database, now: configuration.now())
+        let statistics = IdentityStatistics()
+        let http = needsHTTP(configuration) ? URLSessionHTTPClient() : nil
+        let core = IdentityCore(
+            configuration: configuration,
+            database: database,
+            keys: keys,
+            hasher: PasswordHasher(policy: configuration.password, statistics: statistics),
+            mail: mailDelivery(configuration, http: http),
+            apple: configuration.apple.map { verifier(.apple, $0, configuration, http, statistics) },
+            google: configuration.google.map { verifier(.google, $0, configuration, http, statistics) },
+            statistics: statistics,
+            logger: logger
+        )
+        var router = RPCRouter()
+        IdentityRoutes.register(core, on: &router)
+        let rpcServer = RPCServer(configuration: server, router: router, logger: logger)
+        return IdentityService(
+            core: core,
+            server: rpcServer,
+            statistics: statistics,
+            ownsDatabase: ownsDatabase,
+            http: http
+        )
+    }
+
+    private init(
+        core: IdentityCore,
+        server: RPCServer,
+        statistics: IdentityStatistics,
+        ownsDatabase: Bool,
+        http: URLSessionHTTPClient?
+    ) {
+        self.core = core
+        self.server = server
+        self.statistics = statistics
+        self.ownsDatabase = ownsDatabase
+        self.http = http
+    }
+
+    /// Closes the database (if `make` opened it) and the HTTP client. Call it after the server has stopped.
+    public func close() async throws {
+        http?.close()
+        if ownsDatabase { try await core.database.close() }
+    }
+
+    /// The published signing keys as JWK Set JSON, for the JWKS file an app's backend reads.
+    public func jwksJSON() async throws -> [UInt8] {
+        try core.jwks().json
+    }
+
+    /// Runs one maintenance round now (what the background janitor does periodically).
+    public func runMaintenance() async throws {
+        try await core.runMaintenance()
+    }
+
+    private static func needsHTTP(_ configuration: IdentityConfiguration) -> Bool {
+        if case .webhook = configuration.mailer { return true }
+        return [configuration.apple, configuration.google].contains { settings in
+            if case .url = settings?.keys { return true }
+            return false
+        }
+    }
+
+    /// The mail route. The configuration check made sure a webhook URL parses, and `needsHTTP` that there is an
+    /// HTTP client for it.
+    private static func mailDelivery(
+        _ configuration: IdentityConfiguration,
+        http: URLSessionHTTPClient?
+    ) -> MailDelivery {
+        switch configuration.mailer {
+        case .outbox:
+            return .outbox(OutboxMailer(capacity: configuration.emailLink.outboxCapacity))
+        case .sendmail(let path):
+            return .external(SendmailMailer(path: path, timeout: .seconds(30)))
+        case .webhook(let text, let secret):
+            let client = http ?? URLSessionHTTPClient()
+            return .external(
+                WebhookMailer(url: URL(string: text)!, secret: secret, http: client, timeout: .seconds(10))
+            )
+        }
+    }
+
+    private static func verifier(
+        _ provider: IdentityProvider,
+        _ settings: ProviderSettings,
+        _ configuration: IdentityConfiguration,
+        _ http: URLSessionHTTPClient?,
+        _ statistics: IdentityStatistics
+    ) -> ProviderTokenVerifier {
+        ProviderTokenVerifier(
+            provider: provider,
+            settings: settings,
+            keys: ProviderKeyCache(settings: settings, http: http, clock: configuration.now, statistics: statistics)
+        )
+    }
+}

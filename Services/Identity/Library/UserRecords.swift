@@ -1,0 +1,147 @@
+import Foundation
+import FoyerAPI
+import FoyerStorage
+import SQLKit
+
+/// A row of `identity_users`.
+struct UserRecord: Sendable {
+    var uid: String
+    var isAnonymous: Bool
+    var state: AccountStateKind
+    var mergeInto: String?
+    var operationID: String?
+    var stateSince: Date?
+    var createdAt: Date
+    var lastActivityAt: Date
+    /// Access tokens issued (`iat`) before this second are refused.
+    var tokensNotBefore: Int64
+
+    var accountState: AccountState {
+        AccountState(
+            uid: uid,
+            kind: state,
+            mergeInto: mergeInto,
+            operationID: operationID,
+            sinceMilliseconds: stateSince?.wireMilliseconds
+        )
+    }
+}
+
+/// SQL on `identity_users`. Every function runs on the connection it is given (usually a transaction's).
+enum UserRecords {
+    static let columns =
+        "uid, is_anonymous, state, merge_into, operation_id, state_since, created_at, last_activity_at, tokens_not_before"
+
+    static func insert(_ sql: any SQLDatabase, uid: String, isAnonymous: Bool, now: Date) async throws {
+        let now = now.atWirePrecision
+        try await sql.raw(
+            """
+            INSERT INTO identity_users (\(unsafeRaw: columns))
+            VALUES (\(bind: uid), \(bind: isAnonymous), 'active', NULL, NULL, NULL, \(SQLTimestamp(now)),
+                    \(SQLTimestamp(now)), 0)
+            """
+        ).run()
+    }
+
+    /// The user, locked for the rest of the transaction when `lock` is set (PostgreSQL).
+    static func load(_ sql: any SQLDatabase, uid: String, lock: Bool = false) async throws -> UserRecord? {
+        let lockClause = lock ? sql.lockClause : ""
+        guard
+            let row = try await sql.raw(
+                "SELECT \(unsafeRaw: columns) FROM identity_users WHERE uid = \(bind: uid)\(unsafeRaw: lockClause)"
+            ).first()
+        else { return nil }
+        return try record(row)
+    }
+
+    /// The user, which must exist and be active: `user-not-found` or `account-not-active` otherwise.
+    static func requireActive(_ sql: any SQLDatabase, uid: String, lock: Bool = false) async throws -> UserRecord {
+        guard let user = try await load(sql, uid: uid, lock: lock) else { throw IdentityError.userNotFound() }
+        guard user.state == .active else { throw IdentityError.accountNotActive(user.state.description) }
+        return user
+    }
+
+    static func record(_ row: any SQLRow) throws -> UserRecord {
+        let stateText = try row.decode(column: "state", as: String.self)
+        guard let state = stateKind(stateText) else {
+            throw IdentityStoreError("unknown user state '\(stateText)'")
+        }
+        return UserRecord(
+            uid: try row.decode(column: "uid", as: String.self),
+            isAnonymous: try row.decode(column: "is_anonymous", as: Bool.self),
+            state: state,
+            mergeInto: try row.decode(column: "merge_into", as: String?.self),
+            operationID: try row.decode(column: "operation_id", as: String?.self),
+            stateSince: try row.decodeOptionalDate(column: "state_since"),
+            createdAt: try row.decodeDate(column: "created_at"),
+            lastActivityAt: try row.decodeDate(column: "last_activity_at"),
+            tokensNotBefore: try row.decode(column: "tokens_not_before", as: Int64.self)
+        )
+    }
+
+    /// The user is now a permanent account.
+    static func makePermanent(_ sql: any SQLDatabase, uid: String) async throws {
+        try await sql.raw("UPDATE identity_users SET is_anonymous = \(bind: false) WHERE uid = \(bind: uid)").run()
+    }
+
+    /// Access tokens issued before `now` (to the second) stop working.
+    static func moveNotBefore(_ sql: any SQLDatabase, uid: String, now: Date) async throws {
+        try await sql.raw(
+            "UPDATE identity_users SET tokens_not_before = \(bind: now.epochSeconds) WHERE uid = \(bind: uid)"
+        ).run()
+    }
+
+    static func setState(
+        _ sql: any SQLDatabase,
+        uid: String,
+        state: AccountStateKind,
+        mergeInto: String?,
+        operationID: String,
+        now: Date
+    ) async throws {
+        try await sql.raw(
+            """
+            UPDATE identity_users SET state = \(bind: stateText(state)), merge_into = \(bind: mergeInto),
+                operation_id = \(bind: operationID), state_since = \(SQLTimestamp(now))
+            WHERE uid = \(bind: uid)
+            """
+        ).run()
+    }
+
+    /// Writes `now` as the last activity unless it was written less than `interval` ago. Returns whether a row
+    /// changed.
+    static func touchActivity(_ sql: any SQLDatabase, uid: String, now: Date, interval: Duration) async throws -> Bool {
+        let now = now.atWirePrecision
+        let threshold = now.subtracting(interval)
+        return try await !sql.raw(
+            """
+            UPDATE identity_users SET last_activity_at = \(SQLTimestamp(now))
+            WHERE uid = \(bind: uid) AND last_activity_at <= \(SQLTimestamp(threshold))
+            RETURNING uid
+            """
+        ).all().isEmpty
+    }
+
+    static func stateText(_ state: AccountStateKind) -> String {
+        switch state {
+        case .active: "active"
+        case .merging: "merging"
+        case .deleting: "deleting"
+        }
+    }
+
+    static func stateKind(_ text: String) -> AccountStateKind? {
+        switch text {
+        case "active": .active
+        case "merging": .merging
+        case "deleting": .deleting
+        default: nil
+        }
+    }
+}
+
+/// A row that breaks the schema's invariants (a bug or a hand edit); answered as `internal`.
+struct IdentityStoreError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,160 @@
+import Foundation
+import FoyerAPI
+import FoyerStorage
+import NIOCore
+import SQLKit
+
+extension DocumentStore {
+    /// Writes a document: unconditionally (upsert), create-only (`expectedVersion` 0), or only at a version.
+    func put(
+        uid: String,
+        collection: String,
+        key: String,
+        value: ByteBuffer,
+        expectedVersion: UInt64?
+    ) async throws -> PutDocumentResponse {
+        guard value.readableBytes <= configuration.valueByteCountMax else {
+            throw UserDataError.valueTooLarge(size: value.readableBytes, limit: configuration.valueByteCountMax)
+        }
+        let now = configuration.now()
+        let body = SQLBytes(Array(value.readableBytesView))
+        let size = Int64(value.readableBytes)
+        return try await write { sql in
+            try await lockUsers(sql, [uid], exclusive: false)
+            try await checkNotMerged(sql, uid)
+            let version: Int64?
+            switch expectedVersion {
+            case nil:
+                version = try await sql.raw(
+                    """
+                    INSERT INTO ud_documents (uid, collection, doc_key, body, body_size, version, updated_at)
+                    VALUES (\(bind: uid), \(bind: collection), \(bind: key), \(body), \(bind: size), 1, \(SQLTimestamp(now)))
+                    ON CONFLICT (uid, collection, doc_key) DO UPDATE SET
+                        body = excluded.body, body_size = excluded.body_size,
+                        version = ud_documents.version + 1, updated_at = excluded.updated_at
+                    RETURNING version
+                    """
+                ).first(decodingColumn: "version", as: Int64.self)
+            case 0?:
+                version = try await sql.raw(
+                    """
+                    INSERT INTO ud_documents (uid, collection, doc_key, body, body_size, version, updated_at)
+                    VALUES (\(bind: uid), \(bind: collection), \(bind: key), \(body), \(bind: size), 1, \(SQLTimestamp(now)))
+                    ON CONFLICT (uid, collection, doc_key) DO NOTHING
+                    RETURNING version
+                    """
+                ).first(decodingColumn: "version", as: Int64.self)
+            case let expected?:
+                version = try await sql.raw(
+                    """
+                    UPDATE ud_documents SET body = \(body), body_size = \(bind: size), version = version + 1,
+                        updated_at = \(SQLTimestamp(now))
+                    WHERE uid = \(bind: uid) AND collection = \(bind: collection) AND doc_key = \(bind: key)
+                        AND version = \(bind: Int64(exactly: expected) ?? -1)
+                    RETURNING version
+                    """
+                ).first(decodingColumn: "version", as: Int64.self)
+            }
+            guard let version else {
+                throw UserDataError.versionMismatch(
+                    current: try await currentVersion(sql, uid: uid, collection: collection, key: key)
+                )
+            }
+            return PutDocumentResponse(version: UInt64(version), updatedAtMicroseconds: now.databaseMicroseconds)
+        }
+    }
+
+    func get(uid: String, collection: String, key: String) async throws -> GetDocumentResponse {
+        try await database.withConnection { sql in
+            let row = try await sql.raw(
+                """
+                SELECT collection, doc_key, body, version, updated_at FROM ud_documents
+                WHERE uid = \(bind: uid) AND collection = \(bind: collection) AND doc_key = \(bind: key)
+                """
+            ).first()
+            return GetDocumentResponse(document: try row.map(Self.document(from:)))
+        }
+    }
+
+    /// Deletes a document, unconditionally or only at `expectedVersion` (a missing document then mismatches
+    /// with current version 0).
+    func delete(
+        uid: String,
+        collection: String,
+        key: String,
+        expectedVersion: UInt64?
+    ) async throws
+        -> DeleteDocumentResponse
+    {
+        try await write { sql in
+            try await lockUsers(sql, [uid], exclusive: false)
+            try await checkNotMerged(sql, uid)
+            let versionCondition: SQLQueryString =
+                expectedVersion.map { " AND version = \(bind: Int64(exactly: $0) ?? -1)" } ?? ""
+            let deleted = try await sql.raw(
+                """
+                DELETE FROM ud_documents
+                WHERE uid = \(bind: uid) AND collection = \(bind: collection) AND doc_key = \(bind: key)\(versionCondition)
+                RETURNING version
+                """
+            ).first()
+            if deleted == nil, expectedVersion != nil {
+                throw UserDataError.versionMismatch(
+                    current: try await currentVersion(sql, uid: uid, collection: collection, key: key)
+                )
+            }
+            return DeleteDocumentResponse(deleted: deleted != nil)
+        }
+    }
+
+    func count(uid: String, collection: String?) async throws -> CountDocumentsResponse {
+        try await database.withConnection { sql in
+            let collectionCondition: SQLQueryString = collection.map { " AND collection = \(bind: $0)" } ?? ""
+            let row = try await sql.raw(
+                """
+                SELECT COUNT(*) AS documents, CAST(COALESCE(SUM(body_size), 0) AS BIGINT) AS value_bytes
+                FROM ud_documents WHERE uid = \(bind: uid)\(collectionCondition)
+                """
+            ).first()
+            let documents = try row?.decode(column: "documents", as: Int64.self) ?? 0
+            let bytes = try row?.decode(column: "value_bytes", as: Int64.self) ?? 0
+            return CountDocumentsResponse(documents: UInt64(max(0, documents)), valueBytes: UInt64(max(0, bytes)))
+        }
+    }
+
+    /// Deletes every document of `uid`, `deleteBatchSize` per transaction, and returns how many this call
+    /// deleted. Each batch holds the uid's exclusive lock, so no write of the uid interleaves with one.
+    func deleteAll(uid: String) async throws -> DeleteAllDocumentsResponse {
+        let batch = configuration.deleteBatchSize
+        var total: UInt64 = 0
+        while true {
+            let deleted = try await write { sql in
+                try await lockUsers(sql, [uid], exclusive: true)
+                return try await sql.raw(
+                    """
+                    DELETE FROM ud_documents WHERE uid = \(bind: uid) AND (collection, doc_key) IN (
+                        SELECT collection, doc_key FROM ud_documents WHERE uid = \(bind: uid)
+                        ORDER BY collection, doc_key LIMIT \(literal: batch))
+                    RETURNING body_size
+                    """
+                ).all().count
+            }
+            total += UInt64(deleted)
+            guard deleted > 0 else { break }
+            try configuration.failureInjection?.batchCommitted(.deleteAll)
+            if deleted < batch { break }
+        }
+        // The conflict lists of the uid's merges name its keys: they go too. The op rows stay (uids and counts
+        // only), so a merge retried later still finds its op and a merged guest still refuses writes.
+        try await write { sql in
+            try await sql.raw(
+                """
+                DELETE FROM ud_merge_conflicts WHERE op IN (
+                    SELECT op FROM ud_merge_ops WHERE from_uid = \(bind: uid) OR to_uid = \(bind: uid))
+                """
+            ).run()
+        }
+        if total > 0 { logger.debug("deleted documents", metadata: ["user.uid": "\(uid)", "documents": "\(total)"]) }
+        return DeleteAllDocumentsResponse(deleted: total)
+    }
+}

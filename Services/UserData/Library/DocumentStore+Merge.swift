@@ -1,0 +1,356 @@
+import Foundation
+import FoyerAPI
+import FoyerCrypto
+import FoyerStorage
+import SQLKit
+
+extension DocumentStore {
+    /// Moves every document of `guest` to `account`, one transaction per batch, and returns the report.
+    ///
+    /// Idempotent under `op`: the op's row records the pair, the policy and the running totals, and each batch
+    /// commits its moves together with the totals, so a retry after a crash goes on with the documents still
+    /// under the guest and nothing is moved twice. Once the op is done, a retry answers the same report. While
+    /// and after the merge the guest takes no writes (`uid-merged`), so no write can land behind it.
+    func merge(from guest: String, to account: String, op: String, policy: MergePolicy) async throws -> MergeReport {
+        guard guest != account else { throw UserDataError.mergeIntoSelf }
+        while true {
+            switch try await mergeBatch(from: guest, to: account, op: op, policy: policy) {
+            case .done(let report):
+                return report
+            case .progressed:
+                try configuration.failureInjection?.batchCommitted(.merge)
+            }
+        }
+    }
+
+    private enum MergeStep {
+        case progressed
+        case done(MergeReport)
+    }
+
+    /// The running totals of a merge op.
+    private struct MergeTotals {
+        var done = false
+        var moved: Int64 = 0
+        var keptAccount: Int64 = 0
+        var keptGuest: Int64 = 0
+        var keptBoth: Int64 = 0
+        var conflicts: Int64 { keptAccount + keptGuest + keptBoth }
+
+        mutating func count(_ resolution: MergeReport.Resolution) {
+            switch resolution {
+            case .keptAccount: keptAccount += 1
+            case .keptGuest: keptGuest += 1
+            case .keptBoth: keptBoth += 1
+            }
+        }
+    }
+
+    /// A guest document of the current batch.
+    private struct GuestDocument {
+        var collection: String
+        var key: String
+        var size: Int64
+        var updatedAt: Int64
+    }
+
+    private func mergeBatch(
+        from guest: String,
+        to account: String,
+        op: String,
+        policy: MergePolicy
+    ) async throws
+        -> MergeStep
+    {
+        let now = configuration.now()
+        return try await write { sql in
+            try await lockUsers(sql, [guest, account], exclusive: true)
+            var totals = try await claim(sql, op: op, from: guest, to: account, policy: policy, now: now)
+            if totals.done { return .done(try await report(sql, op: op, totals: totals)) }
+            let batch = try await guestBatch(sql, guest: guest)
+            guard let last = batch.last else {
+                totals.done = true
+                try await sql.raw(
+                    "UPDATE ud_merge_ops SET done = \(bind: true), finished_at = \(SQLTimestamp(now)) WHERE op = \(bind: op)"
+                ).run()
+                logger.info(
+                    "merged documents",
+                    metadata: [
+                        "merge.op": "\(op)", "merge.moved": "\(totals.moved)", "merge.conflicts": "\(totals.conflicts)",
+                    ]
+                )
+                return .done(try await report(sql, op: op, totals: totals))
+            }
+            let upToLast: SQLQueryString =
+                "(collection < \(bind: last.collection) OR (collection = \(bind: last.collection) AND doc_key <= \(bind: last.key)))"
+            // The account's clashing documents are read before the free ones move, so the move cannot create a clash.
+            let clashes = try await conflictingAccountDocuments(sql, guest: guest, account: account, upToLast: upToLast)
+            var added = MergeTotals()
+            added.moved = Int64(
+                try await sql.raw(
+                    """
+                    UPDATE ud_documents SET uid = \(bind: account)
+                    WHERE uid = \(bind: guest) AND \(upToLast)
+                        AND NOT EXISTS (SELECT 1 FROM ud_documents a WHERE a.uid = \(bind: account)
+                            AND a.collection = ud_documents.collection AND a.doc_key = ud_documents.doc_key)
+                    RETURNING doc_key
+                    """
+                ).all().count
+            )
+            var sequence = totals.conflicts
+            for document in batch {
+                guard let accountTime = clashes[DocumentID(document.collection, document.key)] else { continue }
+                let resolution = Self.resolution(of: policy, guestTime: document.updatedAt, accountTime: accountTime)
+                let derivedKey = try await resolve(sql, document, resolution, guest: guest, account: account, now: now)
+                try await sql.raw(
+                    """
+                    INSERT INTO ud_merge_conflicts (op, seq, collection, doc_key, resolution, derived_key)
+                    VALUES (\(bind: op), \(bind: sequence), \(bind: document.collection), \(bind: document.key),
+                        \(bind: Int64(resolution.rawValue)), \(bind: derivedKey))
+                    """
+                ).run()
+                sequence += 1
+                added.count(resolution)
+            }
+            try await add(added, to: op, sql)
+            return .progressed
+        }
+    }
+
+    private static func resolution(
+        of policy: MergePolicy,
+        guestTime: Int64,
+        accountTime: Int64
+    )
+        -> MergeReport.Resolution
+    {
+        switch policy {
+        case .keepAccount: .keptAccount
+        case .keepGuest: .keptGuest
+        case .keepNewest: guestTime > accountTime ? .keptGuest : .keptAccount
+        case .keepBoth: .keptBoth
+        }
+    }
+
+    /// Adds a batch's totals to the op's row, in the batch's transaction.
+    private func add(_ added: MergeTotals, to op: String, _ sql: any SQLDatabase) async throws {
+        try await sql.raw(
+            """
+            UPDATE ud_merge_ops SET moved = moved + \(bind: added.moved),
+                conflicts = conflicts + \(bind: added.conflicts),
+                kept_account = kept_account + \(bind: added.keptAccount),
+                kept_guest = kept_guest + \(bind: added.keptGuest),
+                kept_both = kept_both + \(bind: added.keptBoth)
+            WHERE op = \(bind: op)
+            """
+        ).run()
+    }
+
+    /// Finds the op's row, or creates it after checking that neither uid was merged away. Throws `op-conflict`
+    /// when the op id belongs to another (from, to, policy).
+    private func claim(
+        _ sql: any SQLDatabase,
+        op: String,
+        from guest: String,
+        to account: String,
+        policy: MergePolicy,
+        now: Date
+    ) async throws -> MergeTotals {
+        if let totals = try await recordedTotals(sql, op: op, from: guest, to: account, policy: policy) {
+            return totals
+        }
+        if try await sql.raw(
+            "SELECT op FROM ud_merge_ops WHERE from_uid = \(bind: guest) AND to_uid <> \(bind: account) LIMIT 1"
+        ).first() != nil {
+            throw UserDataError.uidMerged("uid \(guest) was merged into another account")
+        }
+        if try await sql.raw("SELECT op FROM ud_merge_ops WHERE from_uid = \(bind: account) LIMIT 1").first() != nil {
+            throw UserDataError.uidMerged("uid \(account) was merged into another account; it cannot take a merge")
+        }
+        let inserted = try await sql.raw(
+            """
+            INSERT INTO ud_merge_ops (op, from_uid, to_uid, policy, done, moved, conflicts, kept_account, kept_guest,
+                kept_both, started_at)
+            VALUES (\(bind: op), \(bind: guest), \(bind: account), \(bind: Int64(policy.rawValue)), \(bind: false),
+                0, 0, 0, 0, 0, \(SQLTimestamp(now)))
+            ON CONFLICT (op) DO NOTHING
+            RETURNING op
+            """
+        ).first()
+        if inserted == nil {
+            // Another pair claimed this op id between the two statements.
+            guard let totals = try await recordedTotals(sql, op: op, from: guest, to: account, policy: policy) else {
+                throw UserDataError.opConflict("merge op \(op) is being used for another merge")
+            }
+            return totals
+        }
+        return MergeTotals()
+    }
+
+    private func recordedTotals(
+        _ sql: any SQLDatabase,
+        op: String,
+        from guest: String,
+        to account: String,
+        policy: MergePolicy
+    ) async throws -> MergeTotals? {
+        guard
+            let row = try await sql.raw(
+                """
+                SELECT from_uid, to_uid, policy, done, moved, kept_account, kept_guest, kept_both
+                FROM ud_merge_ops WHERE op = \(bind: op)
+                """
+            ).first()
+        else { return nil }
+        guard try row.decode(column: "from_uid", as: String.self) == guest,
+            try row.decode(column: "to_uid", as: String.self) == account,
+            try row.decode(column: "policy", as: Int64.self) == Int64(policy.rawValue)
+        else {
+            throw UserDataError.opConflict("merge op \(op) was used for another pair of uids or another policy")
+        }
+        return MergeTotals(
+            done: try row.decode(column: "done", as: Bool.self),
+            moved: try row.decode(column: "moved", as: Int64.self),
+            keptAccount: try row.decode(column: "kept_account", as: Int64.self),
+            keptGuest: try row.decode(column: "kept_guest", as: Int64.self),
+            keptBoth: try row.decode(column: "kept_both", as: Int64.self)
+        )
+    }
+
+    private func guestBatch(_ sql: any SQLDatabase, guest: String) async throws -> [GuestDocument] {
+        try await sql.raw(
+            """
+            SELECT collection, doc_key, body_size, updated_at FROM ud_documents WHERE uid = \(bind: guest)
+            ORDER BY collection, doc_key LIMIT \(literal: configuration.mergeBatchSize)
+            """
+        ).all().map { row in
+            GuestDocument(
+                collection: try row.decode(column: "collection", as: String.self),
+                key: try row.decode(column: "doc_key", as: String.self),
+                size: try row.decode(column: "body_size", as: Int64.self),
+                updatedAt: try row.decode(column: "updated_at", as: Int64.self)
+            )
+        }
+    }
+
+    private struct DocumentID: Hashable {
+        var collection: String
+        var key: String
+        init(_ collection: String, _ key: String) {
+            self.collection = collection
+            self.key = key
+        }
+    }
+
+    /// The account's documents whose (collection, key) a guest document of the batch also has, with their
+    /// update times.
+    private func conflictingAccountDocuments(
+        _ sql: any SQLDatabase,
+        guest: String,
+        account: String,
+        upToLast: SQLQueryString
+    ) async throws -> [DocumentID: Int64] {
+        var times: [DocumentID: Int64] = [:]
+        let rows = try await sql.raw(
+            """
+            SELECT a.collection, a.doc_key, a.updated_at FROM ud_documents a
+            WHERE a.uid = \(bind: account) AND EXISTS (SELECT 1 FROM ud_documents
+                WHERE uid = \(bind: guest) AND collection = a.collection AND doc_key = a.doc_key AND \(upToLast))
+            """
+        ).all()
+        for row in rows {
+            let id = DocumentID(
+                try row.decode(column: "collection", as: String.self),
+                try row.decode(column: "doc_key", as: String.self)
+            )
+            times[id] = try row.decode(column: "updated_at", as: Int64.self)
+        }
+        return times
+    }
+
+    /// Applies one conflict's resolution; returns the derived key for `keptBoth`.
+    private func resolve(
+        _ sql: any SQLDatabase,
+        _ document: GuestDocument,
+        _ resolution: MergeReport.Resolution,
+        guest: String,
+        account: String,
+        now: Date
+    ) async throws -> String? {
+        let guestRow: SQLQueryString =
+            "uid = \(bind: guest) AND collection = \(bind: document.collection) AND doc_key = \(bind: document.key)"
+        switch resolution {
+        case .keptAccount:
+            try await sql.raw("DELETE FROM ud_documents WHERE \(guestRow)").run()
+            return nil
+        case .keptGuest:
+            try await sql.raw(
+                """
+                UPDATE ud_documents SET
+                    body = (SELECT g.body FROM ud_documents g WHERE g.uid = \(bind: guest)
+                        AND g.collection = \(bind: document.collection) AND g.doc_key = \(bind: document.key)),
+                    body_size = \(bind: document.size), version = version + 1, updated_at = \(SQLTimestamp(now))
+                WHERE uid = \(bind: account) AND collection = \(bind: document.collection) AND doc_key = \(bind: document.key)
+                """
+            ).run()
+            try await sql.raw("DELETE FROM ud_documents WHERE \(guestRow)").run()
+            return nil
+        case .keptBoth:
+            var attempt = 0
+            var derived = Self.derivedKey(document.key, collection: document.collection, guest: guest, attempt: attempt)
+            while try await currentVersion(sql, uid: account, collection: document.collection, key: derived) != 0 {
+                attempt += 1
+                derived = Self.derivedKey(document.key, collection: document.collection, guest: guest, attempt: attempt)
+            }
+            try await sql.raw(
+                "UPDATE ud_documents SET uid = \(bind: account), doc_key = \(bind: derived) WHERE \(guestRow)"
+            ).run()
+            return derived
+        }
+    }
+
+    /// `<key>~guest-<8 hex digits of SHA-256(guest, collection, key, attempt)>`, the key cut at a character
+    /// boundary so the whole stays within 256 bytes. Deterministic, so a retried batch derives the same key.
+    static func derivedKey(_ key: String, collection: String, guest: String, attempt: Int) -> String {
+        let digest = SHA256.hash(Array("\(guest)\u{0}\(collection)\u{0}\(key)\u{0}\(attempt)".utf8))
+        let suffix =
+            "~guest-"
+            + digest.prefix(4).map { byte in
+                let hex = String(byte, radix: 16)
+                return hex.count == 1 ? "0" + hex : hex
+            }.joined()
+        var prefix = Substring(key)
+        while prefix.utf8.count + suffix.utf8.count > UserDataLimits.keyByteCountMax { prefix.removeLast() }
+        return prefix + suffix
+    }
+
+    /// The report of an op from its totals and its first listed conflicts.
+    private func report(_ sql: any SQLDatabase, op: String, totals: MergeTotals) async throws -> MergeReport {
+        let rows = try await sql.raw(
+            """
+            SELECT collection, doc_key, resolution, derived_key FROM ud_merge_conflicts WHERE op = \(bind: op)
+            ORDER BY seq LIMIT \(literal: UserDataLimits.listedConflictsMax)
+            """
+        ).all()
+        let listed = try rows.map { row in
+            MergeReport.Conflict(
+                collection: try row.decode(column: "collection", as: String.self),
+                key: try row.decode(column: "doc_key", as: String.self),
+                resolution: MergeReport.Resolution(
+                    rawValue: UInt8(try row.decode(column: "resolution", as: Int64.self))
+                )
+                    ?? .keptAccount,
+                derivedKey: try row.decodeNil(column: "derived_key")
+                    ? nil : try row.decode(column: "derived_key", as: String.self)
+            )
+        }
+        return MergeReport(
+            moved: UInt64(totals.moved),
+            conflicts: UInt64(totals.conflicts),
+            keptAccount: UInt64(totals.keptAccount),
+            keptGuest: UInt64(totals.keptGuest),
+            keptBoth: UInt64(totals.keptBoth),
+            listedConflicts: listed
+        )
+    }
+}

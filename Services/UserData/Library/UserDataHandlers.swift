@@ -1,0 +1,135 @@
+import FoyerAPI
+import FoyerRPC
+import FoyerWire
+import NIOCore
+
+/// The RPC face of the store: checks what the contract leaves to the service (uid, collection, key, op id,
+/// page size, cursor), calls the store, and maps its refusals to statuses in one place.
+struct UserDataHandlers: Sendable {
+    let store: DocumentStore
+
+    func register(on router: inout RPCRouter) {
+        router.register(UserDataMethods.put) { request, _ in
+            try await answer {
+                try checkDocument(uid: request.uid, collection: request.collection, key: request.key)
+                return try await store.put(
+                    uid: request.uid,
+                    collection: request.collection,
+                    key: request.key,
+                    value: request.value,
+                    expectedVersion: request.expectedVersion
+                )
+            }
+        }
+        router.register(UserDataMethods.get) { request, _ in
+            try await answer {
+                try checkDocument(uid: request.uid, collection: request.collection, key: request.key)
+                return try await store.get(uid: request.uid, collection: request.collection, key: request.key)
+            }
+        }
+        router.register(UserDataMethods.list) { request, _ in
+            try await answer {
+                try checkUID(request.uid)
+                try checkCollection(request.collection)
+                let size = try pageSize(request.pageSize)
+                let cursor = try request.cursor.map { bytes throws(UserDataError) in
+                    let cursor = try DocumentCursor(decoding: bytes, kind: .list)
+                    guard cursor.collection == request.collection else { throw UserDataError.invalidCursor }
+                    return cursor
+                }
+                return try await store.page(
+                    uid: request.uid,
+                    scope: .collection(request.collection),
+                    cursor: cursor,
+                    pageSize: size
+                )
+            }
+        }
+        router.register(UserDataMethods.delete) { request, _ in
+            try await answer {
+                try checkDocument(uid: request.uid, collection: request.collection, key: request.key)
+                return try await store.delete(
+                    uid: request.uid,
+                    collection: request.collection,
+                    key: request.key,
+                    expectedVersion: request.expectedVersion
+                )
+            }
+        }
+        router.register(UserDataMethods.count) { request, _ in
+            try await answer {
+                try checkUID(request.uid)
+                if let collection = request.collection { try checkCollection(collection) }
+                return try await store.count(uid: request.uid, collection: request.collection)
+            }
+        }
+        router.register(UserDataMethods.merge) { request, _ in
+            try await answer {
+                try checkUID(request.fromUID)
+                try checkUID(request.toUID)
+                guard UserDataLimits.isValidOperationID(request.op) else {
+                    throw UserDataError.invalidArgument(
+                        "op must be 1-\(UserDataLimits.operationIDByteCountMax) bytes of printable ASCII"
+                    )
+                }
+                return try await store.merge(
+                    from: request.fromUID,
+                    to: request.toUID,
+                    op: request.op,
+                    policy: request.policy
+                )
+            }
+        }
+        router.register(UserDataMethods.deleteAll) { request, _ in
+            try await answer {
+                try checkUID(request.uid)
+                return try await store.deleteAll(uid: request.uid)
+            }
+        }
+        router.register(UserDataMethods.export) { request, _ in
+            try await answer {
+                try checkUID(request.uid)
+                let size = try pageSize(request.pageSize)
+                let cursor = try request.cursor.map { bytes throws(UserDataError) in
+                    try DocumentCursor(decoding: bytes, kind: .export)
+                }
+                return try await store.page(uid: request.uid, scope: .everything, cursor: cursor, pageSize: size)
+            }
+        }
+    }
+
+    /// Runs a handler body, turning the store's refusals into their statuses; anything else passes on to the
+    /// runtime, which answers `internal` and logs the detail.
+    private func answer<Response>(_ body: () async throws -> Response) async throws -> Response {
+        do {
+            return try await body()
+        } catch let error as UserDataError {
+            throw error.rpcError
+        }
+    }
+
+    private func checkUID(_ uid: String) throws(UserDataError) {
+        guard UserDataLimits.isValidUID(uid) else {
+            throw .invalidArgument("uid must be 1-\(UserDataLimits.uidByteCountMax) bytes of A-Z a-z 0-9 _ -")
+        }
+    }
+
+    private func checkCollection(_ collection: String) throws(UserDataError) {
+        guard UserDataLimits.isValidCollection(collection) else { throw .invalidCollection }
+    }
+
+    private func checkDocument(uid: String, collection: String, key: String) throws(UserDataError) {
+        try checkUID(uid)
+        try checkCollection(collection)
+        guard UserDataLimits.isValidKey(key) else { throw .invalidKey }
+    }
+
+    private func pageSize(_ asked: UInt64) throws(UserDataError) -> Int {
+        let configuration = store.configuration
+        if asked == 0 { return configuration.pageSizeDefault }
+        guard asked <= UInt64(configuration.pageSizeMax) else {
+            throw .pageSizeTooLarge(asked, max: configuration.pageSizeMax)
+        }
+        return Int(asked)
+    }
+}

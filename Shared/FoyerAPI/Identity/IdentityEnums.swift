@@ -1,0 +1,46 @@
+/// Apple or Google, the providers whose ID tokens identity accepts. Encoded as `u8`.
+public enum IdentityProvider: UInt8, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    case apple = 1
+    case google = 2
+
+    public var description: String {
+        switch self {
+        case .apple: "apple"
+        case .google: "google"
+        }
+    }
+}
+
+/// What an email-link token does when it is redeemed. Encoded as `u8`.
+public enum EmailLinkPurpose: UInt8, Sendable, Hashable, CaseIterable {
+    /// Signs in to the account with that email, creating a permanent account if there is none.
+    case signIn = 1
+    /// Attaches the email to the user that asked (a guest signing up).
+    case link = 2
+}
+
+/// Which kind of user an access token must be for. Encoded as `u8`.
+public enum TokenRequirement: UInt8, Sendable, Hashable, CaseIterable {
+    case any = 0
+    /// A permanent account (`is_anonymous` false); a guest's token is refused with `member-required`.
+    case member = 1
+    /// A guest (`is_anonymous` true); a member's token is refused with `guest-required`.
+    case guest = 2
+}
+
+/// Where a user is in its life. Encoded as `u8`.
+public enum AccountStateKind: UInt8, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    case active = 0
+    /// Being merged into another account under an operation id; its sessions are revoked.
+    case merging = 1
+    /// Being deleted under an operation id; its sessions are revoked.
+    case deleting = 2
+
+    public var description: String {
+        switch self {
+        case .active: "active"
+        case .merging: "merging"
+        case .deleting: "deleting"
+        }
+    }
+}

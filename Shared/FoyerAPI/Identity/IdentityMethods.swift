@@ -1,0 +1,172 @@
+public import FoyerWire
+
+/// The methods of the `identity` service (ids `0x0101`–`0x01FF`), with their request and response messages.
+///
+/// Identity trusts its cluster-authenticated caller (the gateway, the cleanup service): methods that act for a
+/// user take that user's uid explicitly, as authenticated by the caller. Methods marked idempotent may be sent
+/// again when their outcome is unknown; `Services/Identity/README.md` says why each one is safe to repeat.
+public enum IdentityMethods {
+    // MARK: Guests, sessions and tokens
+
+    /// Creates a guest and its first session. Retried with the same idempotency key within the service's window,
+    /// it returns the same guest (with a fresh session that replaces the one issued before under that key).
+    public static let createGuest = RPCMethod<CreateGuestRequest, SessionTokens>(
+        id: 0x0101,
+        name: "identity.createGuest",
+        idempotent: true
+    )
+    /// Rotates a refresh token: a new refresh token and a new access token. The immediate predecessor presented
+    /// again within the reuse grace returns the same successor; any other reuse revokes the whole session.
+    public static let refreshSession = RPCMethod<RefreshSessionRequest, SessionTokens>(
+        id: 0x0102,
+        name: "identity.refreshSession",
+        idempotent: true
+    )
+    /// Verifies an access token (signature, claims, the user's not-before, its session) and says whom it is for.
+    public static let verifyAccessToken = RPCMethod<VerifyAccessTokenRequest, VerifiedAccessToken>(
+        id: 0x0103,
+        name: "identity.verifyAccessToken",
+        idempotent: true
+    )
+    /// Revokes one session of a user (a member's sign-out).
+    public static let revokeSession = RPCMethod<RevokeSessionRequest, Empty>(
+        id: 0x0104,
+        name: "identity.revokeSession",
+        idempotent: true
+    )
+    /// Revokes every session of a user and moves the user's not-before to now, so older access tokens fail.
+    public static let revokeAllSessions = RPCMethod<IdentityUserRequest, Empty>(
+        id: 0x0105,
+        name: "identity.revokeAllSessions",
+        idempotent: true
+    )
+    /// The public signing keys as a JWK Set (JSON), for anyone who verifies access tokens offline.
+    public static let getJWKS = RPCMethod<Empty, JWKSResponse>(
+        id: 0x0106,
+        name: "identity.getJWKS",
+        idempotent: true
+    )
+    /// Creates a new signing key and signs with it from now on; the previous keys stay published until the
+    /// tokens they signed have expired.
+    public static let rotateSigningKey = RPCMethod<Empty, SigningKeyRotated>(
+        id: 0x0107,
+        name: "identity.rotateSigningKey",
+        idempotent: false
+    )
+    /// What identity knows about a user: state, times, credentials (no secrets).
+    public static let getUser = RPCMethod<IdentityUserRequest, UserInfo>(
+        id: 0x0108,
+        name: "identity.getUser",
+        idempotent: true
+    )
+    /// Records that the user was active now (written at most once per interval per user).
+    public static let recordActivity = RPCMethod<IdentityUserRequest, Empty>(
+        id: 0x0109,
+        name: "identity.recordActivity",
+        idempotent: true
+    )
+
+    // MARK: Email and password
+
+    /// Attaches an email and password to a user (a guest signing up); the user keeps its uid and becomes
+    /// permanent. Answers fresh tokens.
+    public static let linkPassword = RPCMethod<LinkPasswordRequest, SessionTokens>(
+        id: 0x0110,
+        name: "identity.linkPassword",
+        idempotent: true
+    )
+    /// Signs in with an email and password.
+    public static let signInWithPassword = RPCMethod<PasswordSignInRequest, SessionTokens>(
+        id: 0x0111,
+        name: "identity.signInWithPassword",
+        idempotent: true
+    )
+
+    // MARK: Passwordless email link
+
+    /// Sends a single-use sign-in (or link) token to an address. Answers the same whether the address is known.
+    public static let startEmailLink = RPCMethod<StartEmailLinkRequest, Empty>(
+        id: 0x0120,
+        name: "identity.startEmailLink",
+        idempotent: false
+    )
+    /// Redeems an email-link token together with the verifier of the client that asked for it.
+    public static let completeEmailLink = RPCMethod<CompleteEmailLinkRequest, SessionTokens>(
+        id: 0x0121,
+        name: "identity.completeEmailLink",
+        idempotent: false
+    )
+    /// The messages the outbox mailer holds, newest first (only when the outbox mailer is configured).
+    public static let listOutbox = RPCMethod<ListOutboxRequest, OutboxMessages>(
+        id: 0x0122,
+        name: "identity.listOutbox",
+        idempotent: true
+    )
+
+    // MARK: Sign in with Apple / Google
+
+    /// Signs in (creating the account on first use) with a provider's ID token.
+    public static let signInWithProvider = RPCMethod<ProviderSignInRequest, SessionTokens>(
+        id: 0x0130,
+        name: "identity.signInWithProvider",
+        idempotent: false
+    )
+    /// Attaches a provider identity to a user (a guest signing up); the user keeps its uid and becomes permanent.
+    public static let linkProvider = RPCMethod<LinkProviderRequest, SessionTokens>(
+        id: 0x0131,
+        name: "identity.linkProvider",
+        idempotent: false
+    )
+
+    // MARK: Conflicts
+
+    /// Signs in to the account named by a conflict ticket, for the user the ticket was issued to. Single use.
+    public static let redeemConflictTicket = RPCMethod<RedeemConflictTicketRequest, SessionTokens>(
+        id: 0x0140,
+        name: "identity.redeemConflictTicket",
+        idempotent: false
+    )
+
+    // MARK: Account state machine
+
+    /// Marks a guest `merging(into: account, op)` and revokes its sessions. Needs a redeemed conflict ticket for
+    /// (guest, account).
+    public static let beginMerge = RPCMethod<BeginMergeRequest, AccountState>(
+        id: 0x0150,
+        name: "identity.beginMerge",
+        idempotent: true
+    )
+    /// Deletes a guest that is `merging` under the operation.
+    public static let finishMerge = RPCMethod<IdentityOperationRequest, Empty>(
+        id: 0x0151,
+        name: "identity.finishMerge",
+        idempotent: true
+    )
+    /// Marks a user `deleting(op)` and revokes every session: the point of no return.
+    public static let beginDelete = RPCMethod<BeginDeleteRequest, AccountState>(
+        id: 0x0152,
+        name: "identity.beginDelete",
+        idempotent: true
+    )
+    /// Removes everything identity holds about a user that is `deleting` under the operation.
+    public static let finishDelete = RPCMethod<IdentityOperationRequest, Empty>(
+        id: 0x0153,
+        name: "identity.finishDelete",
+        idempotent: true
+    )
+    /// Users left in `merging` or `deleting` for longer than an age, oldest first.
+    public static let listStuckAccounts = RPCMethod<ListStuckAccountsRequest, StuckAccounts>(
+        id: 0x0154,
+        name: "identity.listStuckAccounts",
+        idempotent: true
+    )
+
+    // MARK: Expired guests
+
+    /// Active guests whose last activity is older than a cutoff, oldest first, one page at a time.
+    public static let listExpiredGuests = RPCMethod<ListExpiredGuestsRequest, ExpiredGuests>(
+        id: 0x0160,
+        name: "identity.listExpiredGuests",
+        idempotent: true
+    )
+}

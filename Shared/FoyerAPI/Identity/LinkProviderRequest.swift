@@ -1,0 +1,43 @@
+public import FoyerWire
+public import NIOCore
+
+/// `linkProvider` request: a user (usually a guest) signs up with an Apple or Google ID token.
+///
+/// ```
+/// string uid                            <= 64 bytes: the user, as authenticated by the caller
+/// u8     provider                       IdentityProvider
+/// string idToken                        <= 8192 bytes
+/// bool   hasRawNonce, string rawNonce   <= 256 bytes
+/// ```
+public struct LinkProviderRequest: WireMessage, Hashable {
+    public var uid: String
+    public var provider: IdentityProvider
+    public var idToken: String
+    public var rawNonce: String?
+
+    public init(uid: String, provider: IdentityProvider, idToken: String, rawNonce: String? = nil) {
+        self.uid = uid
+        self.provider = provider
+        self.idToken = idToken
+        self.rawNonce = rawNonce
+    }
+
+    public init(from buffer: inout ByteBuffer) throws(WireError) {
+        uid = try buffer.readLengthPrefixedString("linkProvider.uid", maxBytes: IdentityLimits.uidByteCountMax)
+        provider = try buffer.readEnum(IdentityProvider.self, "linkProvider.provider")
+        idToken = try buffer.readLengthPrefixedString(
+            "linkProvider.idToken",
+            maxBytes: IdentityLimits.idTokenByteCountMax
+        )
+        rawNonce = try buffer.readOptional { (buffer) throws(WireError) in
+            try buffer.readLengthPrefixedString("linkProvider.rawNonce", maxBytes: IdentityLimits.rawNonceByteCountMax)
+        }
+    }
+
+    public func encode(into buffer: inout ByteBuffer) {
+        buffer.writeLengthPrefixedString(uid)
+        buffer.writeInteger(provider.rawValue)
+        buffer.writeLengthPrefixedString(idToken)
+        buffer.writeOptional(rawNonce) { $0.writeLengthPrefixedString($1) }
+    }
+}

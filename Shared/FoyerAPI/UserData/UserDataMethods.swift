@@ -1,0 +1,57 @@
+public import FoyerWire
+
+/// The methods of user-data (ids `0x0301`…, range `0x0300`–`0x03FF`). Services/UserData/README.md lists each with
+/// its messages and statuses.
+///
+/// Large answers (a document, a page, an export page) are single bodies, which the RPC runtime sends LZ4-compressed
+/// when that saves bytes; pages are cut by count and by bytes so that every answer fits one frame.
+public enum UserDataMethods {
+    /// Writes a document, unconditionally or only at an expected version (compare-and-set).
+    public static let put = RPCMethod<PutDocumentRequest, PutDocumentResponse>(
+        id: 0x0301,
+        name: "user-data.put",
+        idempotent: false
+    )
+    /// Reads a document.
+    public static let get = RPCMethod<GetDocumentRequest, GetDocumentResponse>(
+        id: 0x0302,
+        name: "user-data.get",
+        idempotent: true
+    )
+    /// One page of a collection, in key order (bytewise), with a cursor for the next.
+    public static let list = RPCMethod<ListDocumentsRequest, DocumentPage>(
+        id: 0x0303,
+        name: "user-data.list",
+        idempotent: true
+    )
+    /// Deletes a document, unconditionally or only at an expected version.
+    public static let delete = RPCMethod<DeleteDocumentRequest, DeleteDocumentResponse>(
+        id: 0x0304,
+        name: "user-data.delete",
+        idempotent: true
+    )
+    /// How many documents (and bytes of values) a user has, in all or in one collection.
+    public static let count = RPCMethod<CountDocumentsRequest, CountDocumentsResponse>(
+        id: 0x0305,
+        name: "user-data.count",
+        idempotent: true
+    )
+    /// Moves every document of a guest to an account under a conflict policy, once per op id.
+    public static let merge = RPCMethod<MergeDocumentsRequest, MergeReport>(
+        id: 0x0306,
+        name: "user-data.merge",
+        idempotent: true
+    )
+    /// Deletes every document of a user, in batches.
+    public static let deleteAll = RPCMethod<DeleteAllDocumentsRequest, DeleteAllDocumentsResponse>(
+        id: 0x0307,
+        name: "user-data.deleteAll",
+        idempotent: true
+    )
+    /// One page of every document of a user, across collections ("download my data").
+    public static let export = RPCMethod<ExportDocumentsRequest, DocumentPage>(
+        id: 0x0308,
+        name: "user-data.export",
+        idempotent: true
+    )
+}

@@ -1,0 +1,111 @@
+public import FoyerAPI
+import FoyerWire
+
+extension FoyerClient {
+    /// Who the caller is (uid, guest or member, email, linked providers) and their quota.
+    public func me() async throws(FoyerError) -> MeResponse {
+        try await authorized(GatewayMethods.me) { AuthenticatedRequest(accessToken: $0) }
+    }
+
+    /// The caller's plan, counters and features.
+    public func quota() async throws(FoyerError) -> QuotaUsageResponse {
+        try await authorized(GatewayMethods.quota) { AuthenticatedRequest(accessToken: $0) }
+    }
+
+    /// Links a credential to the signed-in user and adopts the session the gateway answers.
+    ///
+    /// - A new credential: a guest becomes a member with the same uid and data (`linked`).
+    /// - Another account's credential: with `.merge` the guest's documents move into that account (colliding keys
+    ///   resolved by `mergePolicy`) and the guest is deleted (`merged`, with a report); with `.discard` the guest
+    ///   is deleted with its data (`discarded`); either way the client is now signed in to that account. With
+    ///   `.fail` nothing changes and the error (`email-already-in-use` / `credential-already-in-use`) carries
+    ///   `conflict` with a ticket for `resolveConflict`.
+    @discardableResult
+    public func link(
+        _ credential: Credential,
+        onConflict: ConflictChoice = .fail,
+        mergePolicy: MergePolicy = .keepAccount,
+        operationID: String = OperationID.make()
+    ) async throws(FoyerError) -> LinkResult {
+        let result = try await authorized(GatewayMethods.link) { token in
+            LinkRequest(
+                accessToken: token,
+                credential: credential,
+                onConflict: onConflict,
+                mergePolicy: mergePolicy,
+                operationID: operationID
+            )
+        }
+        adopt(result.session)
+        return result
+    }
+
+    /// Links an email and password (a guest's sign-up).
+    @discardableResult
+    public func link(
+        email: String,
+        password: String,
+        onConflict: ConflictChoice = .fail,
+        mergePolicy: MergePolicy = .keepAccount,
+        operationID: String = OperationID.make()
+    ) async throws(FoyerError) -> LinkResult {
+        try await link(
+            .password(email: email, password: password),
+            onConflict: onConflict,
+            mergePolicy: mergePolicy,
+            operationID: operationID
+        )
+    }
+
+    /// Decides a conflict that `link(..., onConflict: .fail)` reported, with the ticket from its
+    /// `FoyerError.conflict`, without presenting the credential again. Adopts the other account's session.
+    @discardableResult
+    public func resolveConflict(
+        ticket: String,
+        choice: ConflictChoice,
+        mergePolicy: MergePolicy = .keepAccount,
+        operationID: String = OperationID.make()
+    ) async throws(FoyerError) -> LinkResult {
+        guard choice != .fail else { throw .invalidInput("a conflict is resolved by merge or discard") }
+        let result = try await authorized(GatewayMethods.resolveConflict) { token in
+            ResolveConflictRequest(
+                accessToken: token,
+                ticket: ticket,
+                choice: choice,
+                mergePolicy: mergePolicy,
+                operationID: operationID
+            )
+        }
+        adopt(result.session)
+        return result
+    }
+
+    /// Deletes the account and everything it owns, in every service, and forgets the session.
+    ///
+    /// - Returns: the documents deleted.
+    @discardableResult
+    public func deleteAccount(operationID: String = OperationID.make()) async throws(FoyerError) -> UInt64 {
+        let report = try await authorized(GatewayMethods.deleteAccount) { token in
+            OperationRequest(accessToken: token, operationID: operationID)
+        }
+        adopt(nil)
+        return report.documentsDeleted
+    }
+
+    // MARK: Public information
+
+    /// Identity's signing keys as JWK Set JSON, for an app backend that verifies access tokens itself.
+    public func jwks() async throws(FoyerError) -> [UInt8] {
+        try await call(GatewayMethods.jwks, Empty()).json
+    }
+
+    /// The local mailer's outbox, newest first (only when identity runs with the outbox mailer, as in local
+    /// mode; otherwise `outbox-disabled`).
+    public func outbox(recipient: String? = nil, limit: Int = 20) async throws(FoyerError) -> [OutboxMessage] {
+        guard (1...1000).contains(limit) else { throw .invalidInput("the outbox limit is 1 to 1000") }
+        return try await call(
+            GatewayMethods.outbox,
+            ListOutboxRequest(recipient: recipient, limit: UInt32(limit))
+        ).messages
+    }
+}

@@ -1,0 +1,88 @@
+public import Foundation
+import FoyerRPC
+import NIOCore
+
+/// How a `FoyerClient` reaches the gateway and looks after its session, with the defaults an app gets.
+public struct FoyerClientConfiguration: Sendable {
+    /// The gateway's address. Default 127.0.0.1:7400.
+    public var host: String = "127.0.0.1"
+    public var port: Int = 7400
+    /// Our name in the handshake, for the gateway's logs. Default "foyer-client".
+    public var peerName: String = "foyer-client"
+    /// The access token is refreshed before a call when less than this remains of it. Default 60 s.
+    public var refreshMargin: Duration = .seconds(60)
+    /// How long one call may take, retries included. Default 15 s.
+    public var callTimeout: Duration = .seconds(15)
+    /// TCP connect plus handshake. Default 3 s.
+    public var connectTimeout: Duration = .seconds(3)
+    /// Attempts per call where a retry is safe (not processed; or outcome unknown and idempotent). Default 3.
+    public var maxAttempts: Int = 3
+    /// Connections kept to the gateway. Default 1 (an app makes few calls at once).
+    public var connectionsMax: Int = 1
+    /// The clock the access token's expiry is compared with (tests inject one).
+    public var now: @Sendable () -> Date = { Date() }
+
+    public init(host: String = "127.0.0.1", port: Int = 7400) {
+        self.host = host
+        self.port = port
+    }
+
+    /// Parses `HOST:PORT` (`[v6]:PORT` for an IPv6 address), or `HOST` alone with the default port 7400.
+    public init(address: String) throws(FoyerError) {
+        let (host, port) = try Self.parseAddress(address, defaultPort: 7400)
+        self.init(host: host, port: port)
+    }
+
+    /// `host:port`, as `StoredSession` keeps it.
+    public var address: String {
+        host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+    }
+
+    /// Splits `HOST:PORT` (or `[v6]:PORT`, or `HOST` alone, which gets `defaultPort`).
+    public static func parseAddress(_ text: String, defaultPort: Int) throws(FoyerError) -> (host: String, port: Int) {
+        let text = text.trimmingCharacters(in: .whitespaces)
+        var host = text
+        var portText: Substring?
+        if text.hasPrefix("[") {
+            guard let close = text.firstIndex(of: "]") else { throw .invalidInput("'\(text)' is not HOST:PORT") }
+            host = String(text[text.index(after: text.startIndex)..<close])
+            let rest = text[text.index(after: close)...]
+            if !rest.isEmpty {
+                guard rest.hasPrefix(":") else { throw .invalidInput("'\(text)' is not [HOST]:PORT") }
+                portText = rest.dropFirst()
+            }
+        } else if let colon = text.lastIndex(of: ":"), text.firstIndex(of: ":") == colon {
+            host = String(text[..<colon])
+            portText = text[text.index(after: colon)...]
+        }
+        guard !host.isEmpty else { throw .invalidInput("'\(text)' names no host") }
+        guard let portText else { return (host, defaultPort) }
+        guard let port = Int(portText), (1...65535).contains(port) else {
+            throw .invalidInput("'\(portText)' in '\(text)' is not a port number")
+        }
+        return (host, port)
+    }
+
+    /// The RPC client's configuration for the gateway (which asks no cluster secret).
+    func rpcConfiguration() -> RPCClientConfiguration {
+        var configuration = RPCClientConfiguration(
+            host: host,
+            port: port,
+            serviceName: "gateway",
+            peerName: peerName,
+            clusterSecret: nil
+        )
+        configuration.connectionsMax = max(1, connectionsMax)
+        configuration.maxAttempts = max(1, maxAttempts)
+        configuration.connectTimeout = TimeAmount(connectTimeout)
+        configuration.defaultCallTimeout = TimeAmount(callTimeout)
+        return configuration
+    }
+}
+
+extension TimeAmount {
+    init(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+}

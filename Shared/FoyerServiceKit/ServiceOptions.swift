@@ -1,0 +1,111 @@
+public import ArgumentParser
+public import FoyerRPC
+public import FoyerStorage
+import Foundation
+public import Logging
+
+/// The options every Foyer executable takes. Each can also come from an environment variable (named in
+/// `--help`); a flag wins over the environment, which wins over the default.
+public struct ServiceOptions: ParsableArguments, Sendable {
+    @Option(help: "Address to listen on. (env: FOYER_HOST; default: 127.0.0.1)")
+    public var host: String?
+
+    @Option(help: "Port to listen on; 0 picks a free one. (env: FOYER_PORT; default: the service's port)")
+    public var port: Int?
+
+    @Option(help: "Directory for the SQLite database, the cluster secret and keys. (env: FOYER_DATA_DIR; default: .data)")
+    public var dataDir: String?
+
+    @Option(
+        help: "Database: a postgres:// URL, or sqlite:PATH. (env: FOYER_DATABASE; default: sqlite:<data-dir>/<service>.sqlite)"
+    )
+    public var database: String?
+
+    @Option(help: "PostgreSQL schema for this service's tables, created if missing. (env: FOYER_DATABASE_SCHEMA; default: the service's name)")
+    public var databaseSchema: String?
+
+    @Option(
+        help: "File holding the cluster secret (base64url); created with a new secret if missing. (env: FOYER_CLUSTER_SECRET_FILE; default: <data-dir>/cluster-secret)"
+    )
+    public var clusterSecretFile: String?
+
+    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical. (env: FOYER_LOG_LEVEL; default: info)")
+    public var logLevel: String?
+
+    @Option(help: "Log format: text or json. (env: FOYER_LOG_FORMAT; default: text)")
+    public var logFormat: String?
+
+    @Option(help: "Seconds in-flight requests get on shutdown before connections close. (env: FOYER_DRAIN_SECONDS; default: 10)")
+    public var drainSeconds: Int?
+
+    @Flag(help: "Call the health method of a running instance at --host/--port and exit 0 if it serves.")
+    public var checkHealth = false
+
+    public init() {}
+
+    /// Reads an environment variable, treating an empty value as unset.
+    public static func environment(_ name: String) -> String? {
+        guard let value = ProcessInfo.processInfo.environment[name], !value.isEmpty else { return nil }
+        return value
+    }
+
+    public func resolvedHost() -> String { host ?? Self.environment("FOYER_HOST") ?? "127.0.0.1" }
+
+    public func resolvedPort(default defaultPort: Int) throws -> Int {
+        if let port { return port }
+        guard let text = Self.environment("FOYER_PORT") else { return defaultPort }
+        guard let port = Int(text), (0...65535).contains(port) else {
+            throw ValidationError("FOYER_PORT must be a port number, not '\(text)'")
+        }
+        return port
+    }
+
+    public func resolvedDataDirectory() -> String { dataDir ?? Self.environment("FOYER_DATA_DIR") ?? ".data" }
+
+    /// The database: SQLite in the data directory by default; on PostgreSQL each service keeps its tables in a
+    /// schema of its own (named after the service unless `--database-schema` says otherwise), so one database can
+    /// host a whole cluster while every service still owns its tables.
+    public func resolvedDatabase(service: String) throws -> DatabaseConfiguration {
+        let value = database ?? Self.environment("FOYER_DATABASE") ?? "sqlite:"
+        var configuration = try DatabaseConfiguration.parse(
+            value,
+            dataDirectory: resolvedDataDirectory(),
+            defaultFileName: "\(service).sqlite"
+        )
+        if case .postgres = configuration.engine {
+            let schema = databaseSchema ?? Self.environment("FOYER_DATABASE_SCHEMA") ?? service.replacingOccurrences(of: "-", with: "_")
+            guard schema.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }), !schema.isEmpty else {
+                throw ValidationError("database schema '\(schema)' must be letters, digits and underscores")
+            }
+            configuration.postgresSchema = schema
+        }
+        return configuration
+    }
+
+    public func resolvedDrainTimeout() throws -> Int {
+        if let drainSeconds { return drainSeconds }
+        guard let text = Self.environment("FOYER_DRAIN_SECONDS") else { return 10 }
+        guard let seconds = Int(text), seconds >= 0 else { throw ValidationError("FOYER_DRAIN_SECONDS must be a number of seconds") }
+        return seconds
+    }
+
+    public func resolvedLogLevel() throws -> Logger.Level {
+        let text = logLevel ?? Self.environment("FOYER_LOG_LEVEL") ?? "info"
+        guard let level = Logger.Level(rawValue: text) else { throw ValidationError("unknown log level '\(text)'") }
+        return level
+    }
+
+    public func resolvedLogFormat() throws -> LogFormat {
+        let text = logFormat ?? Self.environment("FOYER_LOG_FORMAT") ?? "text"
+        guard let format = LogFormat(rawValue: text) else { throw ValidationError("log format must be text or json, not '\(text)'") }
+        return format
+    }
+
+    /// The cluster secret: from `FOYER_CLUSTER_SECRET` if set, else from the secret file, which is created (mode
+    /// 0600) with a new random secret when it does not exist.
+    public func loadClusterSecret(logger: Logger) throws -> ClusterSecret {
+        if let text = Self.environment("FOYER_CLUSTER_SECRET") { return try ClusterSecret(text: text) }
+        let path = clusterSecretFile ?? Self.environment("FOYER_CLUSTER_SECRET_FILE") ?? "\(resolvedDataDirectory())/cluster-secret"
+        return try ClusterSecretFile.loadOrCreate(path: path, logger: logger)
+    }
+}

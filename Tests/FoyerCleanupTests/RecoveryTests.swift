@@ -1,0 +1,167 @@
+import FoyerAPI
+import FoyerCleanup
+import FoyerRPC
+import FoyerTestSupport
+import FoyerWire
+import NIOCore
+import Testing
+
+@Suite("Recovery of interrupted deletions and merges")
+struct RecoveryTests {
+    @Test(
+        "A deletion interrupted after begin-delete is finished once past the grace, with the reason its operation shows",
+        arguments: TestEngine.allCases
+    )
+    func finishesInterruptedDeletion(engine: TestEngine) async throws {
+        try await withCluster(engine) { cluster in
+            // Given: the gateway's delete-everything stopped right after identity's point of no return, and a
+            // TTL deletion of cleanup's own stopped at the same place.
+            let user = try await cluster.newGuest(documents: 2)
+            let expired = try await cluster.newGuest(documents: 1)
+            _ = try await cluster.identity.call(
+                IdentityMethods.beginDelete,
+                BeginDeleteRequest(uid: user.uid, operationID: "gateway-delete-1")
+            )
+            _ = try await cluster.identity.call(
+                IdentityMethods.beginDelete,
+                BeginDeleteRequest(uid: expired.uid, operationID: "ttl-interrupted")
+            )
+
+            try await cluster.withCleanup { cleanup in
+                // Within the grace nothing is touched: the gateway may still be at it.
+                let early = try await cleanup.sweep()
+                #expect(early.stuckFinished == 0)
+                #expect(try await cluster.documentCount(user.uid) == 2)
+
+                // When
+                cluster.advance(seconds: 61)
+                let report = try await cleanup.sweep()
+
+                // Then
+                #expect(report.stuckFinished == 2)
+                #expect(report.errors == 0, "\(report.lastError)")
+                for guest in [user, expired] {
+                    #expect(try await cluster.state(of: guest.uid) == nil)
+                    #expect(try await cluster.traces(of: guest.uid).isEmpty)
+                    #expect(await !cluster.canRefresh(guest))
+                }
+                let reasons = try await cleanup.deletions().map(\.reason).sorted { $0.rawValue < $1.rawValue }
+                #expect(reasons == [.userRequest, .ttl])
+                #expect(try await cleanup.sweep().stuckFinished == 0)
+            }
+        }
+    }
+
+    @Test(
+        "A merge interrupted after user-data is finished under the user's policy, nothing merged twice; one user-data never started is finished with keep-both",
+        arguments: TestEngine.allCases
+    )
+    func finishesInterruptedMerges(engine: TestEngine) async throws {
+        try await withCluster(engine) { cluster in
+            // Given: account A and guest G share the key `shared`; the gateway began the merge with keep-account,
+            // user-data moved the documents, and then the gateway stopped (guest-quota and identity not done).
+            let accountA = try await cluster.newMember(email: "a@example.com", documents: [("shared", "A's own")])
+            let guestG = try await cluster.newGuest()
+            try await cluster.write(guestG.uid, documents: [("shared", "G's"), ("only-g", "G's only")])
+            try await cluster.authorizeMerge(guestG.uid, intoAccountWith: "a@example.com")
+            _ = try await cluster.identity.call(
+                IdentityMethods.beginMerge,
+                BeginMergeRequest(guestUID: guestG.uid, accountUID: accountA, operationID: "merge-g")
+            )
+            let firstReport = try await cluster.userData.call(
+                UserDataMethods.merge,
+                MergeDocumentsRequest(fromUID: guestG.uid, toUID: accountA, op: "merge-g", policy: .keepAccount)
+            )
+            #expect(firstReport.moved == 1 && firstReport.keptAccount == 1)
+
+            // And: account B and guest H, the merge begun in identity only.
+            let accountB = try await cluster.newMember(email: "b@example.com", documents: [("shared", "B's own")])
+            let guestH = try await cluster.newGuest()
+            try await cluster.write(guestH.uid, documents: [("shared", "H's")])
+            try await cluster.authorizeMerge(guestH.uid, intoAccountWith: "b@example.com")
+            _ = try await cluster.identity.call(
+                IdentityMethods.beginMerge,
+                BeginMergeRequest(guestUID: guestH.uid, accountUID: accountB, operationID: "merge-h")
+            )
+            cluster.advance(seconds: 61)
+
+            try await cluster.withCleanup { cleanup in
+                // When
+                let report = try await cleanup.sweep()
+
+                // Then
+                #expect(report.stuckFinished == 2)
+                #expect(report.errors == 0, "\(report.lastError)")
+                #expect(try await cluster.noteKeys(accountA) == ["only-g", "shared"])
+                let shared = try await cluster.userData.call(
+                    UserDataMethods.get,
+                    GetDocumentRequest(uid: accountA, collection: "notes", key: "shared")
+                )
+                #expect(shared.document.map { String(buffer: $0.value) } == "A's own")
+                #expect(try await cluster.documentsUsed(accountA) == 3, "A's 1 and G's 2, counted once")
+
+                let keysB = try await cluster.noteKeys(accountB)
+                #expect(
+                    keysB.count == 2 && keysB.contains("shared") && keysB.contains { $0.hasPrefix("shared~guest-") }
+                )
+                #expect(try await cluster.documentsUsed(accountB) == 2)
+
+                for guest in [guestG, guestH] {
+                    #expect(try await cluster.state(of: guest.uid) == nil)
+                    #expect(try await cluster.traces(of: guest.uid).isEmpty)
+                }
+                #expect(try await cleanup.deletions().map(\.reason) == [.merge, .merge])
+
+                // Repeating any step changes nothing.
+                let replay = try await cluster.userData.call(
+                    UserDataMethods.merge,
+                    MergeDocumentsRequest(fromUID: guestG.uid, toUID: accountA, op: "merge-g", policy: .keepAccount)
+                )
+                #expect(replay.moved == firstReport.moved && replay.keptAccount == firstReport.keptAccount)
+                _ = try await cluster.guestQuota.call(
+                    GuestQuotaMethods.merge,
+                    QuotaMergeRequest(fromUID: guestG.uid, toUID: accountA, op: "merge-g")
+                )
+                #expect(try await cluster.documentsUsed(accountA) == 3)
+                let again = try await cleanup.sweep()
+                #expect(again.stuckFinished == 0 && again.errors == 0)
+                #expect(try await cleanup.deletions().count == 2)
+            }
+        }
+    }
+
+    @Test(
+        "A merge whose target account is gone stays stuck and is reported, rather than orphaning the guest's documents"
+    )
+    func mergeIntoVanishedAccount() async throws {
+        try await withCluster(.sqlite) { cluster in
+            let account = try await cluster.newMember(email: "gone@example.com")
+            let guest = try await cluster.newGuest(documents: 1)
+            try await cluster.authorizeMerge(guest.uid, intoAccountWith: "gone@example.com")
+            _ = try await cluster.identity.call(
+                IdentityMethods.beginMerge,
+                BeginMergeRequest(guestUID: guest.uid, accountUID: account, operationID: "merge-x")
+            )
+            _ = try await cluster.identity.call(
+                IdentityMethods.beginDelete,
+                BeginDeleteRequest(uid: account, operationID: "delete-account")
+            )
+            _ = try await cluster.identity.call(
+                IdentityMethods.finishDelete,
+                IdentityOperationRequest(uid: account, operationID: "delete-account")
+            )
+            cluster.advance(seconds: 61)
+
+            try await cluster.withCleanup { cleanup in
+                let report = try await cleanup.sweep()
+                #expect(report.stuckFinished == 0)
+                #expect(report.errors == 1)
+                #expect(report.lastError.contains("no longer exists"))
+                #expect(!report.lastError.contains(guest.uid))
+                #expect(try await cluster.state(of: guest.uid) == .merging)
+                #expect(try await cluster.documentCount(guest.uid) == 1)
+                #expect(try await cluster.documentCount(account) == 0)
+            }
+        }
+    }
+}

@@ -1,0 +1,246 @@
+import Foundation
+import FoyerAPI
+import FoyerCleanup
+import FoyerClient
+import FoyerCrypto
+import FoyerGateway
+import FoyerGuestQuota
+import FoyerIdentity
+import FoyerRPC
+import FoyerStorage
+import FoyerTestSupport
+import FoyerUserData
+import Logging
+import Synchronization
+
+/// The whole Foyer stack in-process: identity, guest-quota, user-data, cleanup and the gateway, each started with
+/// its `make` function on a free port over its own SQLite file in one temporary directory, all sharing one
+/// test clock. Identity hashes passwords with cheap scrypt parameters so the suite stays fast.
+///
+/// (It lives in this test target, not in FoyerTestSupport, because FoyerTestSupport must not depend on the
+/// service libraries, which depend on it.)
+struct Stack: Sendable {
+    /// The clock of every service (tokens, quotas, TTLs). Clients use the real clock unless given this one.
+    let clock: TestClock
+    let gatewayPort: Int
+    let cleanupPort: Int
+    /// The temporary directory holding the databases (and anything a test writes there).
+    let directory: URL
+
+    /// A client of the gateway; the caller shuts it down.
+    func client(
+        session: SessionTokens? = nil,
+        sharedClock: Bool = true,
+        adjust: (inout FoyerClientConfiguration) -> Void = { _ in },
+        sessionDidChange: (@Sendable (SessionTokens?) -> Void)? = nil
+    ) -> FoyerClient {
+        var configuration = FoyerClientConfiguration(host: "127.0.0.1", port: gatewayPort)
+        configuration.peerName = "foyer-client-tests"
+        if sharedClock { configuration.now = clock.now }
+        adjust(&configuration)
+        return FoyerClient(
+            configuration: configuration,
+            session: session,
+            logger: TestLogging.logger("foyer.test.client"),
+            sessionDidChange: sessionDidChange
+        )
+    }
+
+    /// Runs `body` with a client, shutting it down afterwards.
+    func withClient<T: Sendable>(
+        session: SessionTokens? = nil,
+        sharedClock: Bool = true,
+        adjust: (inout FoyerClientConfiguration) -> Void = { _ in },
+        sessionDidChange: (@Sendable (SessionTokens?) -> Void)? = nil,
+        _ body: (FoyerClient) async throws -> T
+    ) async throws -> T {
+        let client = client(
+            session: session,
+            sharedClock: sharedClock,
+            adjust: adjust,
+            sessionDidChange: sessionDidChange
+        )
+        do {
+            let result = try await body(client)
+            await client.shutdown()
+            return result
+        } catch {
+            await client.shutdown()
+            throw error
+        }
+    }
+
+    /// An operator's client of cleanup (with the test cluster secret); the caller shuts it down.
+    func cleanupClient() -> FoyerCleanupClient {
+        FoyerCleanupClient(
+            host: "127.0.0.1",
+            port: cleanupPort,
+            secret: testClusterSecret,
+            callTimeout: .seconds(30),
+            logger: TestLogging.logger("foyer.test.cleanup-client")
+        )
+    }
+
+    /// A file holding the test cluster secret, as `foyer cleanup --secret-file` reads it.
+    func clusterSecretFile() throws -> String {
+        let path = directory.appendingPathComponent("cluster-secret").path
+        try (testClusterSecret.text + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+}
+
+/// Knobs of the stack a test may turn.
+struct StackOptions: Sendable {
+    /// identity's access-token lifetime (default 15 minutes, as deployed).
+    var accessTokenLifetime: Duration = .seconds(15 * 60)
+    /// The gateway's tolerance for a token's `exp`; identity's stays at 60 s.
+    var gatewayClockSkew: Duration = .seconds(60)
+}
+
+/// Runs `body` with the whole stack started, and stops and deletes it afterwards.
+func withStack<T: Sendable>(options: StackOptions = StackOptions(), _ body: (Stack) async throws -> T) async throws -> T
+{
+    let directory = FileManager.default.temporaryDirectory
+        .appendingPathComponent("foyer-client-test-\(UUID().uuidString)", isDirectory: true)
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let clock = TestClock(Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down)))
+    let closer = Closer()
+    do {
+        let result = try await startStack(directory: directory, clock: clock, options: options, closer: closer, body)
+        try await closer.closeAll()
+        return result
+    } catch {
+        try? await closer.closeAll()
+        throw error
+    }
+}
+
+/// Starts the services one after the other (cleanup and the gateway need the others' ports), runs `body`, then
+/// stops the servers (cancelling the task group) before the caller closes the databases.
+private func startStack<T: Sendable>(
+    directory: URL,
+    clock: TestClock,
+    options: StackOptions,
+    closer: Closer,
+    _ body: (Stack) async throws -> T
+) async throws -> T {
+    let path = directory.path
+    var identityConfiguration = IdentityConfiguration(database: try database("identity", in: path))
+    identityConfiguration.password.scrypt = ScryptParameters(logN: 10, r: 8, p: 1, maxMemoryBytes: 16 << 20)
+    identityConfiguration.accessTokenLifetime = options.accessTokenLifetime
+    identityConfiguration.now = clock.now
+    let identity = try await IdentityService.make(
+        configuration: identityConfiguration,
+        server: testServerConfiguration(service: "identity"),
+        logger: TestLogging.logger("foyer.test.identity")
+    )
+    closer.add { try await identity.close() }
+
+    var quotaConfiguration = GuestQuotaConfiguration(database: try database("guest-quota", in: path))
+    quotaConfiguration.now = clock.now
+    let guestQuota = try await GuestQuotaService.make(
+        configuration: quotaConfiguration,
+        server: testServerConfiguration(service: "guest-quota"),
+        logger: TestLogging.logger("foyer.test.guest-quota")
+    )
+    closer.add { try await guestQuota.close() }
+
+    var userDataConfiguration = UserDataConfiguration(database: try database("user-data", in: path))
+    userDataConfiguration.now = clock.now
+    let userData = try await UserDataService.make(
+        configuration: userDataConfiguration,
+        server: testServerConfiguration(service: "user-data"),
+        logger: TestLogging.logger("foyer.test.user-data")
+    )
+    closer.add { try await userData.close() }
+
+    return try await withThrowingTaskGroup(of: Void.self) { group in
+        defer { group.cancelAll() }
+        group.addTask { try await identity.server.run() }
+        group.addTask { try await guestQuota.server.run() }
+        group.addTask { try await userData.server.run() }
+        let identityPort = try await identity.server.boundAddress().port!
+        let quotaPort = try await guestQuota.server.boundAddress().port!
+        let userDataPort = try await userData.server.boundAddress().port!
+
+        var cleanupConfiguration = CleanupConfiguration(
+            database: try database("cleanup", in: path),
+            identity: internalClient("identity", port: identityPort, peer: "cleanup"),
+            guestQuota: internalClient("guest-quota", port: quotaPort, peer: "cleanup"),
+            userData: internalClient("user-data", port: userDataPort, peer: "cleanup")
+        )
+        cleanupConfiguration.now = clock.now
+        let cleanup = try await CleanupService.make(
+            configuration: cleanupConfiguration,
+            server: testServerConfiguration(service: "cleanup"),
+            logger: TestLogging.logger("foyer.test.cleanup")
+        )
+        closer.add { try await cleanup.close() }
+        group.addTask { try await cleanup.server.run() }
+        let cleanupPort = try await cleanup.server.boundAddress().port!
+
+        var gatewayConfiguration = GatewayConfiguration(
+            identity: internalClient("identity", port: identityPort, peer: "gateway"),
+            guestQuota: internalClient("guest-quota", port: quotaPort, peer: "gateway"),
+            userData: internalClient("user-data", port: userDataPort, peer: "gateway"),
+            cleanup: internalClient("cleanup", port: cleanupPort, peer: "gateway")
+        )
+        gatewayConfiguration.now = clock.now
+        gatewayConfiguration.accessTokenClockSkew = options.gatewayClockSkew
+        let gateway = GatewayService.make(
+            configuration: gatewayConfiguration,
+            server: RPCServerConfiguration(serviceName: "gateway", clusterSecret: nil),
+            logger: TestLogging.logger("foyer.test.gateway")
+        )
+        closer.add { for client in gateway.clients { await client.shutdown() } }
+        group.addTask { try await gateway.server.run() }
+        let gatewayPort = try await gateway.server.boundAddress().port!
+
+        return try await body(
+            Stack(clock: clock, gatewayPort: gatewayPort, cleanupPort: cleanupPort, directory: directory)
+        )
+    }
+}
+
+private func database(_ name: String, in directory: String) throws -> DatabaseConfiguration {
+    var configuration = try DatabaseConfiguration.parse(
+        "sqlite:\(name).sqlite",
+        dataDirectory: directory,
+        defaultFileName: "\(name).sqlite"
+    )
+    configuration.limits = testDatabaseLimits()
+    return configuration
+}
+
+/// A client configuration of an internal service (cluster-secret authenticated), as the executables make them.
+private func internalClient(_ service: String, port: Int, peer: String) -> RPCClientConfiguration {
+    RPCClientConfiguration(
+        host: "127.0.0.1",
+        port: port,
+        serviceName: service,
+        peerName: peer,
+        clusterSecret: testClusterSecret
+    )
+}
+
+/// What to close when the stack stops, newest first (the gateway's clients, then cleanup, then the databases).
+private final class Closer: Sendable {
+    private let steps = Mutex<[@Sendable () async throws -> Void]>([])
+
+    func add(_ step: @escaping @Sendable () async throws -> Void) {
+        steps.withLock { $0.append(step) }
+    }
+
+    func closeAll() async throws {
+        let all = steps.withLock { steps in
+            defer { steps.removeAll() }
+            return steps
+        }
+        var failure: (any Error)?
+        for step in all.reversed() {
+            do { try await step() } catch { failure = failure ?? error }
+        }
+        if let failure { throw failure }
+    }
+}

@@ -1,0 +1,205 @@
+import FoyerAPI
+import FoyerRPC
+import FoyerTestSupport
+import FoyerWire
+import Testing
+
+@Suite("accounts: open, plans, usage, features, deleteAll")
+struct AccountTests {
+    @Test("open is idempotent and counts guests, not members", arguments: TestEngine.allCases)
+    func openAccount(engine: TestEngine) async throws {
+        try await withGuestQuota(engine) { quota async throws in
+            let uid = testUID()
+            let first = try await quota.client.call(
+                GuestQuotaMethods.openAccount,
+                OpenQuotaAccountRequest(uid: uid, plan: "guest")
+            )
+            let again = try await quota.client.call(
+                GuestQuotaMethods.openAccount,
+                OpenQuotaAccountRequest(uid: uid, plan: "guest")
+            )
+            #expect(first == OpenQuotaAccountResponse(created: true, plan: "guest"))
+            #expect(again == OpenQuotaAccountResponse(created: false, plan: "guest"))
+            // A late open with another plan changes nothing.
+            let late = try await quota.client.call(
+                GuestQuotaMethods.openAccount,
+                OpenQuotaAccountRequest(uid: uid, plan: "member")
+            )
+            #expect(late == OpenQuotaAccountResponse(created: false, plan: "guest"))
+            try await quota.open(plan: "member")
+            #expect(try await quota.liveGuests() == 1)
+            await expectStatus(GuestQuotaStatus.unknownPlan) { try await quota.open(plan: "platinum") }
+            #expect(try await quota.liveGuests() == 1)
+        }
+    }
+
+    @Test(
+        "usage lists every counter of the plan and every feature; feature answers per plan",
+        arguments: TestEngine.allCases
+    )
+    func usageAndFeatures(engine: TestEngine) async throws {
+        try await withGuestQuota(engine) { quota async throws in
+            let guest = try await quota.open()
+            _ = try await quota.consume(guest, "bytes", 4096)
+            let usage = try await quota.client.call(GuestQuotaMethods.usage, QuotaUsageRequest(uid: guest))
+            #expect(
+                usage
+                    == QuotaUsageResponse(
+                        plan: "guest",
+                        counters: [
+                            CounterUsage(counter: "bytes", limit: 1 << 20, used: 4096),
+                            CounterUsage(counter: "documents", limit: 20, used: 0),
+                        ],
+                        features: [FeatureFlag(feature: "import", enabled: false)]
+                    )
+            )
+            let guestImport = try await quota.client.call(
+                GuestQuotaMethods.feature,
+                FeatureCheckRequest(uid: guest, feature: "import")
+            )
+            #expect(guestImport == FeatureCheckResponse(plan: "guest", enabled: false))
+            let member = try await quota.open(plan: "member")
+            let memberImport = try await quota.client.call(
+                GuestQuotaMethods.feature,
+                FeatureCheckRequest(uid: member, feature: "import")
+            )
+            #expect(memberImport == FeatureCheckResponse(plan: "member", enabled: true))
+            await expectStatus(GuestQuotaStatus.unknownFeature) {
+                try await quota.client.call(
+                    GuestQuotaMethods.feature,
+                    FeatureCheckRequest(uid: member, feature: "teleport")
+                )
+            }
+            await expectStatus(GuestQuotaStatus.accountNotFound) {
+                try await quota.client.call(GuestQuotaMethods.usage, QuotaUsageRequest(uid: testUID()))
+            }
+        }
+    }
+
+    @Test(
+        "changePlan on upgrade lifts the limits, turns features on and frees a guest place",
+        arguments: TestEngine.allCases
+    )
+    func upgrade(engine: TestEngine) async throws {
+        try await withGuestQuota(engine) { quota async throws in
+            let uid = try await quota.open()
+            _ = try await quota.consume(uid, "documents", 20)
+            await expectStatus(GuestQuotaStatus.quotaExceeded) { try await quota.consume(uid, "documents", 1) }
+            #expect(try await quota.liveGuests() == 1)
+
+            let changed = try await quota.client.call(
+                GuestQuotaMethods.changePlan,
+                ChangePlanRequest(uid: uid, plan: "member")
+            )
+            #expect(changed == ChangePlanResponse(previousPlan: "guest", plan: "member"))
+            let again = try await quota.client.call(
+                GuestQuotaMethods.changePlan,
+                ChangePlanRequest(uid: uid, plan: "member")
+            )
+            #expect(again == ChangePlanResponse(previousPlan: "member", plan: "member"))
+            #expect(try await quota.liveGuests() == 0)
+            #expect(
+                try await quota.consume(uid, "documents", 1).usage
+                    == CounterUsage(counter: "documents", limit: 100_000, used: 21)
+            )
+            let feature = try await quota.client.call(
+                GuestQuotaMethods.feature,
+                FeatureCheckRequest(uid: uid, feature: "import")
+            )
+            #expect(feature.enabled)
+
+            await expectStatus(GuestQuotaStatus.unknownPlan) {
+                try await quota.client.call(GuestQuotaMethods.changePlan, ChangePlanRequest(uid: uid, plan: "gold"))
+            }
+            await expectStatus(GuestQuotaStatus.accountNotFound) {
+                try await quota.client.call(
+                    GuestQuotaMethods.changePlan,
+                    ChangePlanRequest(uid: testUID(), plan: "member")
+                )
+            }
+        }
+    }
+
+    @Test(
+        "deleteAll removes the account and its counters, once; the live-guest count follows",
+        arguments: TestEngine.allCases
+    )
+    func deleteAll(engine: TestEngine) async throws {
+        try await withGuestQuota(engine) { quota async throws in
+            let uid = try await quota.open()
+            _ = try await quota.consume(uid, "documents", 4, key: "k")
+            #expect(try await quota.liveGuests() == 1)
+            let deleted = try await quota.client.call(GuestQuotaMethods.deleteAll, QuotaDeleteAllRequest(uid: uid))
+            #expect(deleted == QuotaDeleteAllResponse(existed: true, wasGuest: true))
+            let again = try await quota.client.call(GuestQuotaMethods.deleteAll, QuotaDeleteAllRequest(uid: uid))
+            #expect(again == QuotaDeleteAllResponse(existed: false, wasGuest: false))
+            #expect(try await quota.liveGuests() == 0)
+            await expectStatus(GuestQuotaStatus.accountNotFound) { try await quota.used(uid) }
+            // A reopened uid starts from zero: nothing of the old counters or keys survived.
+            try await quota.open(uid)
+            #expect(try await quota.used(uid) == 0)
+            #expect(try await quota.consume(uid, "documents", 4, key: "k").replayed == false)
+        }
+    }
+
+    @Test(
+        "the live-guest count stays exact through opens, upgrades, merges and deletions racing each other",
+        arguments: TestEngine.allCases
+    )
+    func censusUnderConcurrency(engine: TestEngine) async throws {
+        try await withGuestQuota(engine) { quota async throws in
+            let member = try await quota.open(plan: "member")
+            let guests = (0..<24).map { _ in testUID() }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for uid in guests { group.addTask { try await quota.open(uid) } }
+                try await group.waitForAll()
+            }
+            #expect(try await quota.liveGuests() == 24)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for (index, uid) in guests.enumerated() {
+                    group.addTask {
+                        switch index % 4 {
+                        case 0:
+                            _ = try await quota.client.call(
+                                GuestQuotaMethods.changePlan,
+                                ChangePlanRequest(uid: uid, plan: "member")
+                            )
+                        case 1:
+                            _ = try await quota.client.call(
+                                GuestQuotaMethods.deleteAll,
+                                QuotaDeleteAllRequest(uid: uid)
+                            )
+                        case 2:
+                            _ = try await quota.client.call(
+                                GuestQuotaMethods.merge,
+                                QuotaMergeRequest(fromUID: uid, toUID: member, op: "op-\(uid)")
+                            )
+                        default: _ = try await quota.open(uid)  // a retried open: no change
+                        }
+                        // Every step once more, as a retry would.
+                        switch index % 4 {
+                        case 0:
+                            _ = try await quota.client.call(
+                                GuestQuotaMethods.changePlan,
+                                ChangePlanRequest(uid: uid, plan: "member")
+                            )
+                        case 1:
+                            _ = try await quota.client.call(
+                                GuestQuotaMethods.deleteAll,
+                                QuotaDeleteAllRequest(uid: uid)
+                            )
+                        case 2:
+                            _ = try await quota.client.call(
+                                GuestQuotaMethods.merge,
+                                QuotaMergeRequest(fromUID: uid, toUID: member, op: "op-\(uid)")
+                            )
+                        default: _ = try await quota.open(uid)
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            #expect(try await quota.liveGuests() == 6)
+        }
+    }
+}

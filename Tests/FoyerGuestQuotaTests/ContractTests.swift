@@ -1,0 +1,93 @@
+import FoyerAPI
+import FoyerWire
+import NIOCore
+import Testing
+
+@Suite("guest-quota's wire contract")
+struct ContractTests {
+    private func roundTrip<M: WireMessage & Equatable>(_ message: M) throws {
+        let encoded = message.encoded()
+        #expect(try M(decoding: encoded) == message)
+        var trailing = encoded
+        trailing.writeInteger(UInt8(0))
+        #expect(throws: WireError.trailingBytes) { try M(decoding: trailing) }
+        if encoded.readableBytes > 0 {
+            #expect(throws: WireError.self) {
+                try M(decoding: encoded.getSlice(at: 0, length: encoded.readableBytes - 1)!)
+            }
+        }
+    }
+
+    @Test("every message round-trips and refuses trailing and missing bytes")
+    func roundTrips() throws {
+        let usage = CounterUsage(counter: "documents", limit: 20, used: 25)
+        #expect(usage.remaining == 0)
+        try roundTrip(AdmitSignupRequest(source: "2001:db8::1"))
+        try roundTrip(AdmitSignupResponse(remainingForSource: 3, liveGuests: 10, liveGuestsMax: 1_000_000))
+        try roundTrip(OpenQuotaAccountRequest(uid: "u1", plan: "guest"))
+        try roundTrip(OpenQuotaAccountResponse(created: true, plan: "guest"))
+        try roundTrip(ChangePlanRequest(uid: "u1", plan: "member"))
+        try roundTrip(ChangePlanResponse(previousPlan: "guest", plan: "member"))
+        try roundTrip(ConsumeRequest(uid: "u1", counter: "bytes", amount: -7, idempotencyKey: "k"))
+        try roundTrip(ConsumeResponse(usage: usage, replayed: true))
+        try roundTrip(QuotaExceededDetails(usage: usage, requested: 4))
+        try roundTrip(RefundRequest(uid: "u1", idempotencyKey: "k"))
+        try roundTrip(ReleaseRequest(uid: "u1", counter: "bytes", amount: 4096, idempotencyKey: "del:k"))
+        try roundTrip(RefundResponse(outcome: .refunded, usage: usage))
+        try roundTrip(RefundResponse(outcome: .notFound, usage: nil))
+        try roundTrip(QuotaUsageRequest(uid: "u1"))
+        try roundTrip(
+            QuotaUsageResponse(
+                plan: "guest",
+                counters: [usage],
+                features: [FeatureFlag(feature: "import", enabled: true)]
+            )
+        )
+        try roundTrip(FeatureCheckRequest(uid: "u1", feature: "import"))
+        try roundTrip(FeatureCheckResponse(plan: "member", enabled: true))
+        try roundTrip(QuotaMergeRequest(fromUID: "g", toUID: "a", op: "op-1"))
+        try roundTrip(QuotaMergeResponse(guestFound: true, counters: [.init(counter: "documents", added: 3)]))
+        try roundTrip(QuotaDeleteAllRequest(uid: "u1"))
+        try roundTrip(QuotaDeleteAllResponse(existed: true, wasGuest: false))
+        try roundTrip(GuestQuotaStats(liveGuests: 1, liveGuestsMax: 2))
+    }
+
+    @Test("a consume body is pinned byte for byte")
+    func consumeBytes() {
+        let body = ConsumeRequest(uid: "u", counter: "c", amount: 1, idempotencyKey: "k").encoded()
+        #expect(Array(body.readableBytesView) == [0x01, 0x75, 0x01, 0x63, 0, 0, 0, 0, 0, 0, 0, 0x01, 0x01, 0x6B])
+    }
+
+    @Test("caps are enforced by the decoders")
+    func caps() {
+        var long = ByteBuffer()
+        long.writeLengthPrefixedString(String(repeating: "u", count: GuestQuotaLimits.uidByteCountMax + 1))
+        #expect(throws: WireError.lengthOverLimit) { try QuotaUsageRequest(decoding: long) }
+        var counters = ByteBuffer()
+        counters.writeLengthPrefixedString("guest")
+        counters.writeVarint(UInt64(GuestQuotaLimits.entriesMax + 1))
+        #expect(throws: WireError.lengthOverLimit) { try QuotaUsageResponse(decoding: counters) }
+        var outcome = ByteBuffer()
+        outcome.writeInteger(UInt8(3))
+        outcome.writeBool(false)
+        #expect(throws: WireError.invalidValue) { try RefundResponse(decoding: outcome) }
+    }
+
+    @Test("method ids and statuses sit in guest-quota's ranges and are distinct")
+    func ranges() {
+        let ids = [
+            GuestQuotaMethods.admitSignup.id, GuestQuotaMethods.openAccount.id, GuestQuotaMethods.changePlan.id,
+            GuestQuotaMethods.consume.id, GuestQuotaMethods.refund.id, GuestQuotaMethods.usage.id,
+            GuestQuotaMethods.feature.id, GuestQuotaMethods.merge.id, GuestQuotaMethods.deleteAll.id,
+            GuestQuotaMethods.stats.id, GuestQuotaMethods.release.id,
+        ]
+        #expect(ids == Array(0x0201...0x020B))
+        #expect(ids.allSatisfy { ServiceRange.guestQuota.contains(methodID: $0) })
+        #expect(Set(GuestQuotaStatus.all.map(\.rawValue)).count == GuestQuotaStatus.all.count)
+        for status in GuestQuotaStatus.all {
+            #expect(status.rawValue & 0xFF00 == 0x3200)
+            #expect(status.retryClass == .rejected)
+            #expect(GuestQuotaStatus.name(of: status) != nil)
+        }
+    }
+}

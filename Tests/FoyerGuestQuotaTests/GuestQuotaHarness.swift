@@ -1,0 +1,126 @@
+import FoyerAPI
+import FoyerGuestQuota
+import FoyerRPC
+import FoyerStorage
+import FoyerTestSupport
+import FoyerWire
+import Testing
+
+/// A running guest-quota service on a fresh database, a client of it, and its clock.
+struct GuestQuotaHarness: Sendable {
+    let client: RPCClient
+    let clock: TestClock
+    let configuration: GuestQuotaConfiguration
+
+    /// Opens a quota account on `plan` (a new uid each call unless one is given).
+    @discardableResult
+    func open(_ uid: String = testUID(), plan: String = "guest") async throws -> String {
+        _ = try await client.call(GuestQuotaMethods.openAccount, OpenQuotaAccountRequest(uid: uid, plan: plan))
+        return uid
+    }
+
+    func consume(
+        _ uid: String,
+        _ counter: String = "documents",
+        _ amount: Int64 = 1,
+        key: String = newKey()
+    )
+        async throws -> ConsumeResponse
+    {
+        try await client.call(
+            GuestQuotaMethods.consume,
+            ConsumeRequest(uid: uid, counter: counter, amount: amount, idempotencyKey: key)
+        )
+    }
+
+    func used(_ uid: String, _ counter: String = "documents") async throws -> UInt64? {
+        let usage = try await client.call(GuestQuotaMethods.usage, QuotaUsageRequest(uid: uid))
+        return usage.counters.first { $0.counter == counter }?.used
+    }
+
+    func liveGuests() async throws -> UInt64 {
+        try await client.call(GuestQuotaMethods.stats, Empty()).liveGuests
+    }
+}
+
+func newKey() -> String { "key-\(UInt64.random(in: 0...UInt64.max))" }
+
+/// Runs `body` against guest-quota started in-process on port 0 over a fresh database on `engine`.
+///
+/// - Parameters:
+///   - configure: adjusts the configuration (the clock is already a `TestClock`).
+///   - maxAttempts: the client's attempts per call (1 to see a failure a retry would hide).
+@discardableResult
+func withGuestQuota<T: Sendable>(
+    _ engine: TestEngine,
+    configure: (inout GuestQuotaConfiguration) -> Void = { _ in },
+    maxAttempts: Int = 3,
+    _ body: (GuestQuotaHarness) async throws -> T
+) async throws -> T {
+    try await withTestDatabase(engine) { database in
+        let clock = TestClock()
+        var configuration = GuestQuotaConfiguration(database: database.configuration)
+        configuration.database.limits.postgresPoolSize = 3
+        // Tests need no durability across power loss; skipping the fsync per commit keeps the SQLite suites fast.
+        configuration.database.sqliteSynchronous = .normal
+        configuration.now = clock.now
+        configure(&configuration)
+        let service = try await GuestQuotaService.make(
+            configuration: configuration,
+            server: testServerConfiguration(service: "guest-quota"),
+            logger: TestLogging.logger("foyer.test.guest-quota")
+        )
+        let result: T
+        do {
+            result = try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await service.server.run() }
+                defer { group.cancelAll() }
+                let port = try await service.server.boundAddress().port!
+                return try await withTestClient(
+                    port: port,
+                    service: "guest-quota",
+                    adjust: {
+                        $0.maxAttempts = maxAttempts
+                        // Generous: the suites run in parallel on small shared machines.
+                        $0.defaultCallTimeout = .seconds(60)
+                    }
+                ) {
+                    client in
+                    try await body(GuestQuotaHarness(client: client, clock: clock, configuration: configuration))
+                }
+            }
+        } catch {
+            try? await service.close()
+            throw error
+        }
+        try await service.close()
+        return result
+    }
+}
+
+/// Expects `body` to fail with `status`, and returns the error for further checks.
+@discardableResult
+func expectStatus<T>(
+    _ status: RPCStatus,
+    sourceLocation: SourceLocation = #_sourceLocation,
+    _ body: () async throws -> T
+) async -> RPCError? {
+    do {
+        _ = try await body()
+        Issue.record(
+            "expected \(GuestQuotaStatus.name(of: status) ?? "\(status)"), got an answer",
+            sourceLocation: sourceLocation
+        )
+        return nil
+    } catch let error as RPCError {
+        #expect(
+            error.status == status,
+            "expected \(GuestQuotaStatus.name(of: status) ?? "\(status)"), got \(GuestQuotaStatus.name(of: error.status) ?? "\(error.status)"): \(error.message)",
+            sourceLocation: sourceLocation
+        )
+        return error
+    } catch {
+        Issue.record("expected an RPCError, got \(error)", sourceLocation: sourceLocation)
+        return nil
+    }
+}

@@ -1,0 +1,298 @@
+import Foundation
+import FoyerAPI
+import FoyerCrypto
+import FoyerIdentity
+import FoyerRPC
+import FoyerStorage
+import FoyerTestSupport
+import FoyerWire
+import SQLKit
+import Testing
+
+@Suite("Account state machine: merges and deletions")
+struct AccountStateTests {
+    /// An account with a password and a guest that proved it and redeemed the ticket (what the gateway does
+    /// before a merge).
+    private func accountAndGuest(_ identity: IdentityHarness) async throws -> (SessionTokens, SessionTokens) {
+        let account = try await identity.newGuest()
+        _ = try await identity.call(
+            IdentityMethods.linkPassword,
+            LinkPasswordRequest(uid: account.uid, email: "acct@example.com", password: "account password")
+        )
+        let guest = try await identity.newGuest()
+        let conflict = try await rpcError {
+            try await identity.call(
+                IdentityMethods.linkPassword,
+                LinkPasswordRequest(uid: guest.uid, email: "acct@example.com", password: "account password")
+            )
+        }
+        let ticket = try ConflictDetails(decoding: conflict.details).ticket
+        _ = try await identity.call(
+            IdentityMethods.redeemConflictTicket,
+            RedeemConflictTicketRequest(uid: guest.uid, ticket: ticket)
+        )
+        return (account, guest)
+    }
+
+    /// Rows anywhere in identity's tables that mention `uid` (or `email`).
+    private func traces(_ identity: IdentityHarness, uid: String, email: String? = nil) async throws -> [String: Int] {
+        var found: [String: Int] = [:]
+        let byUID: [(String, String)] = [
+            ("identity_users", "uid"), ("identity_emails", "uid"), ("identity_provider_links", "uid"),
+            ("identity_sessions", "uid"), ("identity_guest_keys", "uid"), ("identity_email_links", "uid"),
+            ("identity_used_nonces", "uid"), ("identity_conflict_tickets", "holder_uid"),
+            ("identity_conflict_tickets", "account_uid"),
+        ]
+        for (table, column) in byUID {
+            let count = try await identity.count(table, where: column, is: uid)
+            if count > 0 { found["\(table).\(column)"] = count }
+        }
+        if let email {
+            for (table, column) in [("identity_email_links", "email"), ("identity_outbox", "recipient")] {
+                let count = try await identity.count(table, where: column, is: email)
+                if count > 0 { found["\(table).\(column)"] = count }
+            }
+        }
+        return found
+    }
+
+    @Test(
+        "Merge: begins only with a redeemed ticket, revokes the guest's sessions, repeats harmlessly under its op id, and finishing deletes the guest",
+        arguments: TestEngine.allCases
+    )
+    func merge(engine: TestEngine) async throws {
+        try await withIdentity(engine) { identity in
+            let (account, guest) = try await accountAndGuest(identity)
+            let other = try await identity.newGuest()
+            #expect(
+                await status {
+                    try await identity.call(
+                        IdentityMethods.beginMerge,
+                        BeginMergeRequest(guestUID: other.uid, accountUID: account.uid, operationID: "m0")
+                    )
+                } == IdentityStatus.mergeNotAuthorized
+            )
+            #expect(
+                await status {
+                    try await identity.call(
+                        IdentityMethods.beginMerge,
+                        BeginMergeRequest(guestUID: account.uid, accountUID: guest.uid, operationID: "m0")
+                    )
+                } == IdentityStatus.guestRequired
+            )
+
+            let begin = BeginMergeRequest(guestUID: guest.uid, accountUID: account.uid, operationID: "merge-1")
+            let state = try await identity.call(IdentityMethods.beginMerge, begin)
+            #expect(state.kind == .merging && state.mergeInto == account.uid && state.operationID == "merge-1")
+            #expect(try await identity.call(IdentityMethods.beginMerge, begin) == state)
+            #expect(
+                await status {
+                    try await identity.call(
+                        IdentityMethods.beginMerge,
+                        BeginMergeRequest(guestUID: guest.uid, accountUID: account.uid, operationID: "merge-2")
+                    )
+                } == IdentityStatus.operationConflict
+            )
+            #expect(
+                await status {
+                    try await identity.call(
+                        IdentityMethods.verifyAccessToken,
+                        VerifyAccessTokenRequest(accessToken: guest.accessToken)
+                    )
+                } == IdentityStatus.tokenRevoked
+            )
+            #expect(
+                await status {
+                    try await identity.call(
+                        IdentityMethods.refreshSession,
+                        RefreshSessionRequest(refreshToken: guest.refreshToken)
+                    )
+                } == IdentityStatus.tokenRevoked
+            )
+            #expect(
+                await status {
+                    try await identity.call(
+                        IdentityMethods.beginDelete,
+                        BeginDeleteRequest(uid: guest.uid, operationID: "d")
+                    )
+                } == IdentityStatus.operationConflict
+            )
+
+            let finish = IdentityOperationRequest(uid: guest.uid, operationID: "merge-1")
+            #expect(
+                await status {
+                    try await identity.call(
+                        IdentityMethods.finishMerge,
+                        IdentityOperationRequest(uid: guest.uid, operationID: "other")
+                    )
+                } == IdentityStatus.operationConflict
+            )
+            try await identity.call(IdentityMethods.finishMerge, finish)
+            try await identity.call(IdentityMethods.finishMerge, finish)
+            #expect(try await traces(identity, uid: guest.uid) == [:])
+            #expect(
+                await status { try await identity.call(IdentityMethods.getUser, IdentityUserRequest(uid: guest.uid)) }
+                    == IdentityStatus.userNotFound
+            )
+            _ = try await identity.call(
+                IdentityMethods.verifyAccessToken,
+                VerifyAccessTokenRequest(accessToken: account.accessToken)
+            )
+        }
+    }
+
+    @Test(
+        "Delete: beginning revokes every token at once; finishing removes every row of the user; both repeat harmlessly",
+        arguments: TestEngine.allCases
+    )
+    func delete(engine: TestEngine) async throws {
+        try await withIdentity(engine) { identity in
+            let key = randomKey()
+            let guest = try await identity.call(IdentityMethods.createGuest, CreateGuestRequest(idempotencyKey: key))
+            let email = "gone@example.com"
+            let member = try await identity.call(
+                IdentityMethods.linkPassword,
+                LinkPasswordRequest(uid: guest.uid, email: email, password: "soon deleted")
+            )
+            _ = await status {
+                try await identity.call(
+                    IdentityMethods.signInWithPassword,
+                    PasswordSignInRequest(email: email, password: "wrong one")
+                )
+            }
+            _ = try await identity.requestLink(email, verifier: LinkVerifier())
+            #expect(try await identity.count("identity_login_failures") == 1)
+            // A second user's conflict ticket against this account.
+            let other = try await identity.newGuest()
+            _ = await status {
+                try await identity.call(
+                    IdentityMethods.linkPassword,
+                    LinkPasswordRequest(uid: other.uid, email: email, password: "soon deleted")
+                )
+            }
+            #expect(try await traces(identity, uid: guest.uid, email: email).count > 3)
+
+            let state = try await identity.call(
+                IdentityMethods.beginDelete,
+                BeginDeleteRequest(uid: guest.uid, operationID: "del-1")
+            )
+            #expect(state.kind == .deleting && state.operationID == "del-1")
+            for token in [guest.accessToken, member.accessToken] {
+                #expect(
+                    await status {
+                        try await identity.call(
+                            IdentityMethods.verifyAccessToken,
+                            VerifyAccessTokenRequest(accessToken: token)
+                        )
+                    } == IdentityStatus.tokenRevoked
+                )
+            }
+            #expect(
+                await status {
+                    try await identity.call(
+                        IdentityMethods.signInWithPassword,
+                        PasswordSignInRequest(email: email, password: "soon deleted")
+                    )
+                } == IdentityStatus.accountNotActive
+            )
+            #expect(
+                try await identity.call(
+                    IdentityMethods.beginDelete,
+                    BeginDeleteRequest(uid: guest.uid, operationID: "del-1")
+                ) == state
+            )
+            #expect(
+                await status {
+                    try await identity.call(
+                        IdentityMethods.beginDelete,
+                        BeginDeleteRequest(uid: guest.uid, operationID: "del-2")
+                    )
+                } == IdentityStatus.operationConflict
+            )
+
+            try await identity.call(
+                IdentityMethods.finishDelete,
+                IdentityOperationRequest(uid: guest.uid, operationID: "del-1")
+            )
+            try await identity.call(
+                IdentityMethods.finishDelete,
+                IdentityOperationRequest(uid: guest.uid, operationID: "del-1")
+            )
+            #expect(try await traces(identity, uid: guest.uid, email: email) == [:])
+            #expect(try await identity.count("identity_login_failures") == 0)
+            let otherSessions = try await identity.count("identity_sessions", where: "uid", is: other.uid)
+            #expect(try await identity.count("identity_refresh_tokens") == otherSessions)
+            #expect(
+                await status {
+                    try await identity.call(
+                        IdentityMethods.finishDelete,
+                        IdentityOperationRequest(uid: guest.uid, operationID: "never")
+                    )
+                } == IdentityStatus.userNotFound
+            )
+            // The idempotency key no longer leads anywhere: it makes a new guest.
+            let again = try await identity.call(IdentityMethods.createGuest, CreateGuestRequest(idempotencyKey: key))
+            #expect(again.uid != guest.uid)
+        }
+    }
+
+    @Test(
+        "The clean-up's delete checks, in the same transaction, that the user is still an idle guest",
+        arguments: TestEngine.allCases
+    )
+    func idleGuard(engine: TestEngine) async throws {
+        try await withIdentity(engine) { identity in
+            let guest = try await identity.newGuest()
+            let cutoff = identity.clock.now().addingTimeInterval(-1)
+            let milliseconds = UInt64(cutoff.timeIntervalSince1970 * 1000)
+            #expect(
+                await status {
+                    try await identity.call(
+                        IdentityMethods.beginDelete,
+                        BeginDeleteRequest(uid: guest.uid, operationID: "ttl-1", idleBeforeMilliseconds: milliseconds)
+                    )
+                } == IdentityStatus.guestStillActive
+            )
+            identity.clock.advance(by: .seconds(10))
+            let later = UInt64(identity.clock.now().timeIntervalSince1970 * 1000)
+            let state = try await identity.call(
+                IdentityMethods.beginDelete,
+                BeginDeleteRequest(uid: guest.uid, operationID: "ttl-1", idleBeforeMilliseconds: later)
+            )
+            #expect(state.kind == .deleting)
+        }
+    }
+
+    @Test(
+        "Accounts stuck in merging or deleting longer than an age are listed, longest first",
+        arguments: TestEngine.allCases
+    )
+    func stuck(engine: TestEngine) async throws {
+        try await withIdentity(engine) { identity in
+            let (account, guest) = try await accountAndGuest(identity)
+            _ = try await identity.call(
+                IdentityMethods.beginMerge,
+                BeginMergeRequest(guestUID: guest.uid, accountUID: account.uid, operationID: "m")
+            )
+            identity.clock.advance(by: .seconds(30))
+            let doomed = try await identity.newGuest()
+            _ = try await identity.call(
+                IdentityMethods.beginDelete,
+                BeginDeleteRequest(uid: doomed.uid, operationID: "d")
+            )
+            identity.clock.advance(by: .seconds(40))
+            let old = try await identity.call(
+                IdentityMethods.listStuckAccounts,
+                ListStuckAccountsRequest(olderThanSeconds: 60)
+            )
+            #expect(old.accounts.map(\.uid) == [guest.uid])
+            let all = try await identity.call(
+                IdentityMethods.listStuckAccounts,
+                ListStuckAccountsRequest(olderThanSeconds: 10)
+            )
+            #expect(all.accounts.map(\.uid) == [guest.uid, doomed.uid])
+            #expect(all.accounts.map(\.kind) == [.merging, .deleting])
+            #expect(all.accounts[1].operationID == "d")
+        }
+    }
+}

@@ -1,0 +1,131 @@
+import Foundation
+import FoyerAPI
+import FoyerCrypto
+import FoyerIdentity
+import FoyerRPC
+import FoyerStorage
+import FoyerTestSupport
+import FoyerWire
+import SQLKit
+import Testing
+
+@Suite("Guest sign-in")
+struct GuestSignInTests {
+    @Test(
+        "A guest gets a printable 128-bit uid, an EdDSA access token with the documented claims, and a 256-bit refresh token stored only hashed",
+        arguments: TestEngine.allCases
+    )
+    func guestSignIn(engine: TestEngine) async throws {
+        try await withIdentity(engine) { identity in
+            let tokens = try await identity.newGuest()
+            #expect(tokens.uid.count == 32 && tokens.uid.allSatisfy(\.isHexDigit))
+            #expect(tokens.isAnonymous)
+
+            let jwks = try JWKSet(json: try await identity.call(IdentityMethods.getJWKS, Empty()).json)
+            let verified = try JWTVerifier(keySet: jwks).verify(tokens.accessToken)
+            #expect(verified.header.algorithm == .edDSA)
+            #expect(verified.header.type == "at+jwt")
+            #expect(verified.header.keyID == jwks.keys.first?.kid)
+            let claims = try decodeClaims(tokens.accessToken)
+            #expect(claims.sub == tokens.uid && claims.is_anonymous && claims.sid == tokens.sessionID)
+            #expect(claims.iss == "foyer" && claims.aud == "foyer-app")
+            #expect(claims.exp - claims.iat == 15 * 60)
+            #expect(claims.iat == Int64(identity.clock.now().timeIntervalSince1970))
+            #expect(tokens.accessTokenExpiresAtMilliseconds == UInt64(claims.exp) * 1000)
+
+            // 256 bits from the CSPRNG (43 base64url characters), and only its SHA-256 in the database.
+            let refresh = try Base64URL.decode(tokens.refreshToken)
+            #expect(refresh.count == 32)
+            let stored = try await identity.database.withConnection { sql in
+                try await sql.raw("SELECT token_hash FROM identity_refresh_tokens").all()
+                    .map { try $0.decodeBytes(column: "token_hash") }
+            }
+            #expect(stored == [SHA256.hash(refresh)])
+            let second = try await identity.newGuest()
+            #expect(second.uid != tokens.uid && second.refreshToken != tokens.refreshToken)
+
+            let verifiedByService = try await identity.call(
+                IdentityMethods.verifyAccessToken,
+                VerifyAccessTokenRequest(accessToken: tokens.accessToken)
+            )
+            #expect(verifiedByService.uid == tokens.uid && verifiedByService.isAnonymous)
+        }
+    }
+
+    @Test(
+        "A retry with the same idempotency key returns the same guest, even when the calls race",
+        arguments: TestEngine.allCases
+    )
+    func idempotentRetry(engine: TestEngine) async throws {
+        try await withIdentity(engine) { identity in
+            let key = randomKey()
+            let first = try await identity.call(IdentityMethods.createGuest, CreateGuestRequest(idempotencyKey: key))
+            // The first response was "lost": the retry gets the same guest, a fresh session, and the lost session
+            // is revoked so one key never holds two live sessions.
+            let retry = try await identity.call(IdentityMethods.createGuest, CreateGuestRequest(idempotencyKey: key))
+            #expect(retry.uid == first.uid)
+            #expect(retry.sessionID != first.sessionID)
+            #expect(
+                await status {
+                    try await identity.call(
+                        IdentityMethods.refreshSession,
+                        RefreshSessionRequest(refreshToken: first.refreshToken)
+                    )
+                } == IdentityStatus.tokenRevoked
+            )
+            _ = try await identity.call(
+                IdentityMethods.refreshSession,
+                RefreshSessionRequest(refreshToken: retry.refreshToken)
+            )
+            #expect(try await identity.count("identity_users") == 1)
+
+            let raced = randomKey()
+            let uids = try await withThrowingTaskGroup(of: String.self) { group in
+                for _ in 0..<6 {
+                    group.addTask {
+                        try await identity.call(IdentityMethods.createGuest, CreateGuestRequest(idempotencyKey: raced))
+                            .uid
+                    }
+                }
+                return try await group.reduce(into: Set<String>()) { $0.insert($1) }
+            }
+            #expect(uids.count == 1)
+            #expect(try await identity.count("identity_users") == 2)
+
+            // Past the window the key is forgotten and starts a new guest.
+            identity.clock.advance(by: .seconds(86_401))
+            let later = try await identity.call(IdentityMethods.createGuest, CreateGuestRequest(idempotencyKey: key))
+            #expect(later.uid != first.uid)
+        }
+    }
+
+    @Test(
+        "The idempotency key of a guest that became permanent does not give its tokens out",
+        arguments: [TestEngine.sqlite]
+    )
+    func keyOfPermanentAccount(engine: TestEngine) async throws {
+        try await withIdentity(engine) { identity in
+            let key = randomKey()
+            let guest = try await identity.call(IdentityMethods.createGuest, CreateGuestRequest(idempotencyKey: key))
+            _ = try await identity.call(
+                IdentityMethods.linkPassword,
+                LinkPasswordRequest(uid: guest.uid, email: "kim@example.com", password: "correct horse battery")
+            )
+            #expect(
+                await status {
+                    try await identity.call(IdentityMethods.createGuest, CreateGuestRequest(idempotencyKey: key))
+                } == IdentityStatus.idempotencyKeyReused
+            )
+        }
+    }
+
+    @Test("The benchmark hook runs guest sign-ins through a client and counts them", arguments: [TestEngine.sqlite])
+    func benchmarkHook(engine: TestEngine) async throws {
+        try await withIdentity(engine) { identity in
+            let result = try await IdentityBenchmark.guestSignIns(client: identity.client, count: 20, concurrency: 4)
+            #expect(result.signIns == 20 && result.failures.isEmpty && result.latenciesMicroseconds.count == 20)
+            #expect(result.signInsPerSecond > 0)
+            #expect(try await identity.count("identity_users") == 20)
+        }
+    }
+}

@@ -1,0 +1,174 @@
+import Foundation
+import FoyerAPI
+import FoyerCrypto
+import FoyerIdentity
+import FoyerRPC
+import FoyerStorage
+import FoyerTestSupport
+import FoyerWire
+import SQLKit
+import Synchronization
+import Testing
+
+/// A clock tests move by hand. It starts at the current time (whole seconds), so tokens it stamps are also valid
+/// for outside verifiers that read the real clock.
+final class TestClock: Sendable {
+    private let current: Mutex<Date>
+
+    init(_ start: Date = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))) {
+        current = Mutex(start)
+    }
+
+    func now() -> Date { current.withLock { $0 } }
+
+    func advance(by duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        current.withLock { $0 = $0.addingTimeInterval(TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18) }
+    }
+}
+
+/// A running identity service for one test: its RPC client, its database (for white-box checks), its clock.
+struct IdentityHarness: Sendable {
+    let client: RPCClient
+    let service: IdentityService
+    let database: FoyerDatabase
+    let clock: TestClock
+    let configuration: IdentityConfiguration
+
+    @discardableResult
+    func call<Request, Response>(_ method: RPCMethod<Request, Response>, _ request: Request) async throws -> Response {
+        try await client.call(method, request)
+    }
+
+    /// A new guest's session.
+    func newGuest() async throws -> SessionTokens {
+        try await call(IdentityMethods.createGuest, CreateGuestRequest(idempotencyKey: randomKey()))
+    }
+
+    /// Rows of `table` where `column` equals `value`.
+    func count(_ table: String, where column: String, is value: String) async throws -> Int {
+        try await database.withConnection { sql in
+            try await sql.raw("SELECT COUNT(*) AS n FROM \(ident: table) WHERE \(ident: column) = \(bind: value)")
+                .first()!.decode(column: "n", as: Int.self)
+        }
+    }
+
+    func count(_ table: String) async throws -> Int {
+        try await database.withConnection { sql in
+            try await sql.raw("SELECT COUNT(*) AS n FROM \(ident: table)").first()!.decode(column: "n", as: Int.self)
+        }
+    }
+}
+
+/// Settings for tests: cheap scrypt (N = 2^10: about a millisecond), the test clock.
+func testIdentityConfiguration(database: DatabaseConfiguration, clock: TestClock) -> IdentityConfiguration {
+    var configuration = IdentityConfiguration(database: database)
+    configuration.password.scrypt = ScryptParameters(logN: 10, r: 8, p: 1, maxMemoryBytes: 16 << 20)
+    configuration.now = { clock.now() }
+    return configuration
+}
+
+/// Runs `body` against an identity service on `engine`, started in-process on a free port and stopped afterwards.
+nonisolated(nonsending) func withIdentity<T: Sendable>(
+    _ engine: TestEngine,
+    clock: TestClock = TestClock(),
+    configure: (inout IdentityConfiguration) -> Void = { _ in },
+    _ body: (IdentityHarness) async throws -> T
+) async throws -> T {
+    try await withTestDatabase(engine) { database in
+        var configuration = testIdentityConfiguration(database: database.configuration, clock: clock)
+        configure(&configuration)
+        return try await withIdentity(database: database, configuration: configuration, clock: clock, body)
+    }
+}
+
+/// Runs `body` against an identity service on an open database (for restarts on the same data).
+nonisolated(nonsending) func withIdentity<T: Sendable>(
+    database: FoyerDatabase,
+    configuration: IdentityConfiguration,
+    clock: TestClock,
+    _ body: (IdentityHarness) async throws -> T
+) async throws -> T {
+    let service = try await IdentityService.make(
+        configuration: configuration,
+        database: database,
+        server: testServerConfiguration(service: "identity"),
+        logger: TestLogging.logger("foyer.identity")
+    )
+    do {
+        let result = try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await service.server.run() }
+            let port = try await service.server.boundAddress().port!
+            let client = testClient(port: port, service: "identity") { $0.maxAttempts = 1 }
+            let harness = IdentityHarness(
+                client: client,
+                service: service,
+                database: database,
+                clock: clock,
+                configuration: configuration
+            )
+            do {
+                let result = try await body(harness)
+                await client.shutdown()
+                group.cancelAll()
+                return result
+            } catch {
+                await client.shutdown()
+                group.cancelAll()
+                throw error
+            }
+        }
+        try await service.close()
+        return result
+    } catch {
+        try? await service.close()
+        throw error
+    }
+}
+
+/// The status a call failed with, or nil if it succeeded.
+func status(_ body: () async throws -> some Any) async -> RPCStatus? {
+    do {
+        _ = try await body()
+        return nil
+    } catch let error as RPCError {
+        return error.status
+    } catch {
+        Issue.record("not an RPCError: \(error)")
+        return nil
+    }
+}
+
+/// The RPCError a call failed with.
+func rpcError(_ body: () async throws -> some Any) async throws -> RPCError {
+    do {
+        _ = try await body()
+    } catch let error as RPCError {
+        return error
+    }
+    throw TestFailure("the call succeeded but was expected to fail")
+}
+
+struct TestFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// An unguessable idempotency key.
+func randomKey() -> String { Base64URL.encode(SecureRandom.bytes(count: 16)) }
+
+/// The claims of an access token, read without verifying it (tests compare with what identity answered).
+struct DecodedAccessToken: Decodable {
+    var sub: String
+    var is_anonymous: Bool
+    var sid: String
+    var iss: String
+    var aud: String
+    var iat: Int64
+    var exp: Int64
+}
+
+func decodeClaims(_ token: String) throws -> DecodedAccessToken {
+    let payload = try Base64URL.decode(token.split(separator: ".")[1])
+    return try JSONDecoder().decode(DecodedAccessToken.self, from: Data(payload))
+}

@@ -1,0 +1,90 @@
+import Foundation
+import FoyerAPI
+import FoyerCrypto
+import FoyerIdentity
+import FoyerRPC
+import FoyerTestSupport
+import FoyerWire
+import Testing
+
+@Suite("Mailers")
+struct MailerTests {
+    private func start(_ identity: IdentityHarness, _ email: String, _ verifier: LinkVerifier) async throws {
+        try await identity.call(
+            IdentityMethods.startEmailLink,
+            StartEmailLinkRequest(purpose: .signIn, email: email, verifierChallenge: verifier.challenge)
+        )
+    }
+
+    @Test("A sendmail-compatible program gets the message on stdin with -t -i", arguments: [TestEngine.sqlite])
+    func sendmail(engine: TestEngine) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "foyer-sendmail-\(UUID().uuidString)"
+        )
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let captured = directory.appendingPathComponent("message.txt")
+        let program = directory.appendingPathComponent("fake-sendmail")
+        try "#!/bin/sh\necho \"$@\" > '\(captured.path).args'\ncat > '\(captured.path)'\n".write(
+            to: program,
+            atomically: true,
+            encoding: .utf8
+        )
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: program.path)
+
+        try await withIdentity(engine, configure: { $0.mailer = .sendmail(path: program.path) }) { identity in
+            let client = LinkVerifier()
+            try await start(identity, "sid@example.com", client)
+            let message = try String(contentsOf: captured, encoding: .utf8)
+            #expect(message.contains("To: sid@example.com\r\n"))
+            #expect(message.contains("Subject: Your sign-in link\r\n"))
+            #expect(try String(contentsOf: URL(fileURLWithPath: captured.path + ".args"), encoding: .utf8) == "-t -i\n")
+            let token = try #require(tokenInMessage(message))
+            #expect(try await identity.completeLink(token, verifier: client.verifier).isAnonymous == false)
+            #expect(
+                await status { try await identity.call(IdentityMethods.listOutbox, ListOutboxRequest()) }
+                    == IdentityStatus.outboxDisabled
+            )
+        }
+    }
+
+    @Test(
+        "A webhook gets a signed JSON POST; when it fails, the call fails and no token is kept",
+        arguments: TestEngine.allCases
+    )
+    func webhook(engine: TestEngine) async throws {
+        try await withLoopbackHTTPServer({ request in
+            .init(status: request.path == "/mail" ? 202 : 500)
+        }) { server in
+            try await withIdentity(
+                engine,
+                configure: { $0.mailer = .webhook(url: server.url("/mail"), secret: "hook-secret") }
+            ) {
+                identity in
+                let client = LinkVerifier()
+                try await start(identity, "wes@example.com", client)
+                let request = try #require(server.requests.last)
+                #expect(request.method == "POST" && request.headers["content-type"] == "application/json")
+                let expected =
+                    "sha256="
+                    + HMACSHA256.authenticationCode(key: Array("hook-secret".utf8), message: request.body)
+                    .map { String(format: "%02x", $0) }.joined()
+                #expect(request.headers["x-foyer-signature"] == expected)
+                let payload = try JSONDecoder().decode([String: String].self, from: Data(request.body))
+                #expect(payload["to"] == "wes@example.com")
+                let token = try #require(tokenInMessage(payload["text"] ?? ""))
+                #expect(try await identity.completeLink(token, verifier: client.verifier).isAnonymous == false)
+            }
+            try await withIdentity(engine, configure: { $0.mailer = .webhook(url: server.url("/broken"), secret: nil) })
+            {
+                identity in
+                #expect(
+                    await status { try await start(identity, "wes@example.com", LinkVerifier()) }
+                        == IdentityStatus.mailUnavailable
+                )
+                let kept = try await identity.count("identity_email_links")
+                #expect(kept == 0, "nothing half-written is left")
+            }
+        }
+    }
+}

@@ -1,0 +1,171 @@
+import FoyerAPI
+import FoyerWire
+import NIOCore
+import Testing
+
+@Suite("Identity contract: message encodings")
+struct WireMessageTests {
+    private func roundTrip<M: WireMessage & Equatable>(_ message: M) throws {
+        let decoded = try M(decoding: message.encoded())
+        #expect(decoded == message)
+        var trailing = message.encoded()
+        trailing.writeInteger(UInt8(0))
+        #expect(throws: WireError.trailingBytes) { try M(decoding: trailing) }
+        let full = message.encoded()
+        if full.readableBytes > 0 {
+            let truncated = full.getSlice(at: full.readerIndex, length: full.readableBytes - 1)!
+            #expect(throws: WireError.self) { try M(decoding: truncated) }
+        }
+    }
+
+    @Test("Every identity message decodes to what was encoded, and refuses trailing or missing bytes")
+    func roundTrips() throws {
+        let state = AccountState(uid: "u1", kind: .merging, mergeInto: "u2", operationID: "op", sinceMilliseconds: 7)
+        try roundTrip(CreateGuestRequest(idempotencyKey: String(repeating: "k", count: 16)))
+        try roundTrip(
+            SessionTokens(
+                uid: "u",
+                isAnonymous: true,
+                sessionID: "s",
+                accessToken: "a.b.c",
+                accessTokenExpiresAtMilliseconds: 1,
+                refreshToken: "r",
+                refreshTokenExpiresAtMilliseconds: 2
+            )
+        )
+        try roundTrip(RefreshSessionRequest(refreshToken: "r"))
+        try roundTrip(VerifyAccessTokenRequest(accessToken: "t", requirement: .member))
+        try roundTrip(VerifiedAccessToken(uid: "u", isAnonymous: false, sessionID: "s", expiresAtMilliseconds: 9))
+        try roundTrip(RevokeSessionRequest(uid: "u", sessionID: "s"))
+        try roundTrip(IdentityUserRequest(uid: "u"))
+        try roundTrip(JWKSResponse(json: Array(#"{"keys":[]}"#.utf8)))
+        try roundTrip(SigningKeyRotated(keyID: "k"))
+        try roundTrip(
+            UserInfo(
+                uid: "u",
+                isAnonymous: false,
+                state: state,
+                createdAtMilliseconds: 1,
+                lastActivityAtMilliseconds: 2,
+                email: "a@b.c",
+                emailVerified: true,
+                hasPassword: true,
+                providers: [LinkedIdentity(provider: .apple, subject: "s", email: nil, emailTrusted: false)]
+            )
+        )
+        try roundTrip(LinkPasswordRequest(uid: "u", email: "a@b.c", password: "p"))
+        try roundTrip(PasswordSignInRequest(email: "a@b.c", password: "p"))
+        try roundTrip(
+            StartEmailLinkRequest(
+                purpose: .link,
+                email: "a@b.c",
+                uid: "u",
+                verifierChallenge: Array(repeating: 1, count: 32)
+            )
+        )
+        try roundTrip(CompleteEmailLinkRequest(token: "t", verifier: [1, 2], uid: nil))
+        try roundTrip(ListOutboxRequest(recipient: "a@b.c", limit: 5))
+        try roundTrip(
+            OutboxMessages(messages: [
+                OutboxMessage(id: "i", recipient: "a@b.c", subject: "s", body: "b", createdAtMilliseconds: 3)
+            ])
+        )
+        try roundTrip(ProviderSignInRequest(provider: .google, idToken: "t", rawNonce: "n"))
+        try roundTrip(LinkProviderRequest(uid: "u", provider: .apple, idToken: "t", rawNonce: nil))
+        try roundTrip(RedeemConflictTicketRequest(uid: "u", ticket: "t"))
+        try roundTrip(ConflictDetails(otherUID: "o", ticket: "t", ticketExpiresAtMilliseconds: 4))
+        try roundTrip(BeginMergeRequest(guestUID: "g", accountUID: "a", operationID: "op"))
+        try roundTrip(IdentityOperationRequest(uid: "u", operationID: "op"))
+        try roundTrip(BeginDeleteRequest(uid: "u", operationID: "op", idleBeforeMilliseconds: 5))
+        try roundTrip(state)
+        try roundTrip(ListStuckAccountsRequest(olderThanSeconds: 60, limit: 10))
+        try roundTrip(StuckAccounts(accounts: [state, AccountState(uid: "x", kind: .deleting)]))
+        try roundTrip(
+            ListExpiredGuestsRequest(
+                idleBeforeMilliseconds: 1,
+                limit: 2,
+                after: ExpiredGuest(uid: "g", lastActivityAtMilliseconds: 3)
+            )
+        )
+        try roundTrip(ExpiredGuests(guests: [ExpiredGuest(uid: "g", lastActivityAtMilliseconds: 1)], next: nil))
+    }
+
+    @Test("Oversized fields are refused by the decoder, before any handler could hash them")
+    func capsAreEnforced() {
+        let longPassword = String(repeating: "p", count: IdentityLimits.passwordByteCountMax + 1)
+        #expect(throws: WireError.lengthOverLimit) {
+            try PasswordSignInRequest(decoding: PasswordSignInRequest(email: "a@b.c", password: longPassword).encoded())
+        }
+        let longEmail = String(repeating: "e", count: IdentityLimits.emailByteCountMax + 1)
+        #expect(throws: WireError.lengthOverLimit) {
+            try LinkPasswordRequest(decoding: LinkPasswordRequest(uid: "u", email: longEmail, password: "p").encoded())
+        }
+        #expect(throws: WireError.lengthOverLimit) {
+            try ProviderSignInRequest(
+                decoding: ProviderSignInRequest(
+                    provider: .apple,
+                    idToken: String(repeating: "t", count: IdentityLimits.idTokenByteCountMax + 1)
+                ).encoded()
+            )
+        }
+    }
+
+    @Test("Values the contract does not define are refused")
+    func badValuesAreRefused() {
+        // Unknown provider, unknown requirement, short idempotency key, wrong challenge size, link without uid.
+        var provider = ByteBuffer()
+        provider.writeInteger(UInt8(9))
+        provider.writeLengthPrefixedString("t")
+        provider.writeBool(false)
+        #expect(throws: WireError.invalidValue) { try ProviderSignInRequest(decoding: provider) }
+        #expect(throws: WireError.invalidValue) {
+            try CreateGuestRequest(decoding: CreateGuestRequest(idempotencyKey: "short").encoded())
+        }
+        #expect(throws: WireError.invalidValue) {
+            try StartEmailLinkRequest(
+                decoding: StartEmailLinkRequest(purpose: .signIn, email: "a@b.c", verifierChallenge: [1, 2]).encoded()
+            )
+        }
+        #expect(throws: WireError.invalidValue) {
+            try StartEmailLinkRequest(
+                decoding: StartEmailLinkRequest(
+                    purpose: .link,
+                    email: "a@b.c",
+                    uid: nil,
+                    verifierChallenge: Array(repeating: 0, count: 32)
+                ).encoded()
+            )
+        }
+        #expect(throws: WireError.invalidValue) {
+            try ListExpiredGuestsRequest(
+                decoding: ListExpiredGuestsRequest(idleBeforeMilliseconds: 1, limit: 0).encoded()
+            )
+        }
+        var requirement = ByteBuffer()
+        requirement.writeLengthPrefixedString("t")
+        requirement.writeInteger(UInt8(3))
+        #expect(throws: WireError.invalidValue) { try VerifyAccessTokenRequest(decoding: requirement) }
+    }
+
+    @Test("Method ids lie in identity's range, are unique, and statuses are rejections or not-processed in 0x1nn")
+    func idsAndStatuses() {
+        let ids: [UInt16] = [
+            IdentityMethods.createGuest.id, IdentityMethods.refreshSession.id, IdentityMethods.verifyAccessToken.id,
+            IdentityMethods.revokeSession.id, IdentityMethods.revokeAllSessions.id, IdentityMethods.getJWKS.id,
+            IdentityMethods.rotateSigningKey.id, IdentityMethods.getUser.id, IdentityMethods.recordActivity.id,
+            IdentityMethods.linkPassword.id, IdentityMethods.signInWithPassword.id, IdentityMethods.startEmailLink.id,
+            IdentityMethods.completeEmailLink.id, IdentityMethods.listOutbox.id, IdentityMethods.signInWithProvider.id,
+            IdentityMethods.linkProvider.id, IdentityMethods.redeemConflictTicket.id, IdentityMethods.beginMerge.id,
+            IdentityMethods.finishMerge.id, IdentityMethods.beginDelete.id, IdentityMethods.finishDelete.id,
+            IdentityMethods.listStuckAccounts.id, IdentityMethods.listExpiredGuests.id,
+        ]
+        #expect(Set(ids).count == ids.count)
+        #expect(ids.allSatisfy { ServiceRange.identity.contains(methodID: $0) })
+        for status in IdentityStatus.names.keys {
+            #expect(status.rawValue & 0x0F00 == 0x0100, "\(status) is outside identity's range")
+            #expect(status.retryClass != .outcomeUnknown)
+        }
+        #expect(IdentityStatus.name(of: IdentityStatus.credentialAlreadyInUse) == "credential-already-in-use")
+        #expect(Set(IdentityStatus.names.values).count == IdentityStatus.names.count)
+    }
+}

@@ -1,0 +1,155 @@
+import FoyerAPI
+import FoyerRPC
+import FoyerStorage
+import FoyerTestSupport
+import FoyerUserData
+import FoyerWire
+import NIOCore
+import Testing
+
+/// A running user-data service on a fresh database, a client of it, and its clock.
+struct UserDataHarness: Sendable {
+    let client: RPCClient
+    let clock: TestClock
+    let configuration: UserDataConfiguration
+
+    @discardableResult
+    func put(
+        _ uid: String,
+        _ collection: String,
+        _ key: String,
+        _ value: ByteBuffer,
+        expectedVersion: UInt64? = nil
+    ) async throws -> PutDocumentResponse {
+        try await client.call(
+            UserDataMethods.put,
+            PutDocumentRequest(
+                uid: uid,
+                collection: collection,
+                key: key,
+                value: value,
+                expectedVersion: expectedVersion
+            )
+        )
+    }
+
+    @discardableResult
+    func put(_ uid: String, _ collection: String, _ key: String, _ text: String) async throws -> PutDocumentResponse {
+        try await put(uid, collection, key, ByteBuffer(string: text))
+    }
+
+    func get(_ uid: String, _ collection: String, _ key: String) async throws -> StoredDocument? {
+        try await client.call(UserDataMethods.get, GetDocumentRequest(uid: uid, collection: collection, key: key))
+            .document
+    }
+
+    func text(_ uid: String, _ collection: String, _ key: String) async throws -> String? {
+        try await get(uid, collection, key).map { String(buffer: $0.value) }
+    }
+
+    func count(_ uid: String, _ collection: String? = nil) async throws -> UInt64 {
+        try await client.call(UserDataMethods.count, CountDocumentsRequest(uid: uid, collection: collection)).documents
+    }
+
+    func merge(_ guest: String, into account: String, op: String, policy: MergePolicy) async throws -> MergeReport {
+        try await client.call(
+            UserDataMethods.merge,
+            MergeDocumentsRequest(fromUID: guest, toUID: account, op: op, policy: policy)
+        )
+    }
+
+    /// Every document of `uid`, through `export`, page by page.
+    func exportAll(_ uid: String, pageSize: UInt64 = 0) async throws -> (documents: [StoredDocument], pages: Int) {
+        var documents: [StoredDocument] = []
+        var cursor: ByteBuffer?
+        var pages = 0
+        repeat {
+            let page = try await client.call(
+                UserDataMethods.export,
+                ExportDocumentsRequest(uid: uid, cursor: cursor, pageSize: pageSize)
+            )
+            documents += page.documents
+            cursor = page.nextCursor
+            pages += 1
+        } while cursor != nil
+        return (documents, pages)
+    }
+}
+
+/// Runs `body` against user-data started in-process on port 0 over a fresh database on `engine`.
+///
+/// - Parameters:
+///   - configure: adjusts the configuration (the clock is already a `TestClock`).
+///   - maxAttempts: the client's attempts per call (1 to see a failure a retry would hide).
+@discardableResult
+func withUserData<T: Sendable>(
+    _ engine: TestEngine,
+    configure: (inout UserDataConfiguration) -> Void = { _ in },
+    maxAttempts: Int = 3,
+    _ body: (UserDataHarness) async throws -> T
+) async throws -> T {
+    try await withTestDatabase(engine) { database in
+        let clock = TestClock()
+        var configuration = UserDataConfiguration(database: database.configuration)
+        configuration.database.limits.postgresPoolSize = 3
+        // Tests need no durability across power loss; skipping the fsync per commit keeps the SQLite suites fast.
+        configuration.database.sqliteSynchronous = .normal
+        configuration.now = clock.now
+        configure(&configuration)
+        let service = try await UserDataService.make(
+            configuration: configuration,
+            server: testServerConfiguration(service: "user-data"),
+            logger: TestLogging.logger("foyer.test.user-data")
+        )
+        let result: T
+        do {
+            result = try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await service.server.run() }
+                defer { group.cancelAll() }
+                let port = try await service.server.boundAddress().port!
+                return try await withTestClient(
+                    port: port,
+                    service: "user-data",
+                    adjust: {
+                        $0.maxAttempts = maxAttempts
+                        // Generous: the suites run in parallel on small shared machines.
+                        $0.defaultCallTimeout = .seconds(60)
+                    }
+                ) {
+                    client in
+                    try await body(UserDataHarness(client: client, clock: clock, configuration: configuration))
+                }
+            }
+        } catch {
+            try? await service.close()
+            throw error
+        }
+        try await service.close()
+        return result
+    }
+}
+
+/// Expects `body` to fail with `status`, and returns the error for further checks.
+@discardableResult
+func expectStatus<T>(
+    _ status: RPCStatus,
+    sourceLocation: SourceLocation = #_sourceLocation,
+    _ body: () async throws -> T
+) async -> RPCError? {
+    func name(_ status: RPCStatus) -> String { UserDataStatus.name(of: status) ?? "\(status)" }
+    do {
+        _ = try await body()
+        Issue.record("expected \(name(status)), got an answer", sourceLocation: sourceLocation)
+        return nil
+    } catch let error as RPCError {
+        #expect(
+            error.status == status,
+            "expected \(name(status)), got \(name(error.status)): \(error.message)",
+            sourceLocation: sourceLocation
+        )
+        return error
+    } catch {
+        Issue.record("expected an RPCError, got \(error)", sourceLocation: sourceLocation)
+        return nil
+    }
+}
