@@ -46,6 +46,8 @@ public final class RPCServer: Service, Sendable {
     private let eventLoopGroup: any EventLoopGroup
     private let bound: EventLoopPromise<SocketAddress>
     private let listener = Mutex<(any Channel)?>(nil)
+    /// Whether `bound` has been completed (a server that is never run completes it in `deinit`).
+    private let boundCompleted = Atomic<Bool>(false)
     private let connections = Mutex<[ObjectIdentifier: ServerConnection]>([:])
 
     public init(
@@ -82,11 +84,11 @@ public final class RPCServer: Service, Sendable {
                     }
                 }
         } catch {
-            bound.fail(error)
+            completeBound(.failure(error))
             throw error
         }
         listener.withLock { $0 = serverChannel.channel }
-        bound.succeed(serverChannel.channel.localAddress!)
+        completeBound(.success(serverChannel.channel.localAddress!))
         core.logger.info(
             "listening",
             metadata: [
@@ -106,6 +108,17 @@ public final class RPCServer: Service, Sendable {
             self.shutDownGracefully()
         }
         core.logger.info("stopped")
+    }
+
+    deinit {
+        completeBound(.failure(RPCError(.unavailable, "the server was never run")))
+    }
+
+    private func completeBound(_ result: Result<SocketAddress, any Error>) {
+        guard boundCompleted.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else {
+            return
+        }
+        bound.completeWith(result)
     }
 
     /// Stops accepting and drains every connection. Called on graceful shutdown; may be called directly.

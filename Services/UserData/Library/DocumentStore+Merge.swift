@@ -68,7 +68,7 @@ extension DocumentStore {
             var totals = try await claim(sql, op: op, from: guest, to: account, policy: policy, now: now)
             if totals.done { return .done(try await report(sql, op: op, totals: totals)) }
             let batch = try await guestBatch(sql, guest: guest)
-            guard let last = batch.last else {
+            guard !batch.isEmpty else {
                 totals.done = true
                 try await sql.raw(
                     "UPDATE ud_merge_ops SET done = \(bind: true), finished_at = \(SQLTimestamp(now)) WHERE op = \(bind: op)"
@@ -81,22 +81,12 @@ extension DocumentStore {
                 )
                 return .done(try await report(sql, op: op, totals: totals))
             }
-            let upToLast: SQLQueryString =
-                "(collection < \(bind: last.collection) OR (collection = \(bind: last.collection) AND doc_key <= \(bind: last.key)))"
-            // The account's clashing documents are read before the free ones move, so the move cannot create a clash.
-            let clashes = try await conflictingAccountDocuments(sql, guest: guest, account: account, upToLast: upToLast)
+            let collections = Self.groupedByCollection(batch)
+            // The account's clashing documents are read before the free ones move, so the move cannot create a clash
+            // (no other writer of either uid runs meanwhile: both uids' locks are held, or SQLite's one writer).
+            let clashes = try await conflictingAccountDocuments(sql, account: account, collections: collections)
             var added = MergeTotals()
-            added.moved = Int64(
-                try await sql.raw(
-                    """
-                    UPDATE ud_documents SET uid = \(bind: account)
-                    WHERE uid = \(bind: guest) AND \(upToLast)
-                        AND NOT EXISTS (SELECT 1 FROM ud_documents a WHERE a.uid = \(bind: account)
-                            AND a.collection = ud_documents.collection AND a.doc_key = ud_documents.doc_key)
-                    RETURNING doc_key
-                    """
-                ).all().count
-            )
+            added.moved = try await moveFree(sql, collections, except: clashes, from: guest, to: account)
             var sequence = totals.conflicts
             for document in batch {
                 guard let accountTime = clashes[DocumentID(document.collection, document.key)] else { continue }
@@ -115,6 +105,30 @@ extension DocumentStore {
             try await add(added, to: op, sql)
             return .progressed
         }
+    }
+
+    /// Moves the batch's documents whose key the account does not hold; returns how many moved.
+    private func moveFree(
+        _ sql: any SQLDatabase,
+        _ collections: [(String, [GuestDocument])],
+        except clashes: [DocumentID: Int64],
+        from guest: String,
+        to account: String
+    ) async throws -> Int64 {
+        var moved: Int64 = 0
+        for (collection, documents) in collections {
+            let free = documents.filter { clashes[DocumentID(collection, $0.key)] == nil }.map(\.key)
+            guard !free.isEmpty else { continue }
+            let rows = try await sql.raw(
+                """
+                UPDATE ud_documents SET uid = \(bind: account)
+                WHERE uid = \(bind: guest) AND collection = \(bind: collection) AND doc_key IN (\(binds: free))
+                RETURNING doc_key
+                """
+            ).all()
+            moved += Int64(rows.count)
+        }
+        return moved
     }
 
     private static func resolution(
@@ -242,28 +256,39 @@ extension DocumentStore {
         }
     }
 
-    /// The account's documents whose (collection, key) a guest document of the batch also has, with their
-    /// update times.
+    /// The batch's documents by collection, collections in the batch's (bytewise) order.
+    private static func groupedByCollection(_ batch: [GuestDocument]) -> [(String, [GuestDocument])] {
+        var groups: [(String, [GuestDocument])] = []
+        for document in batch {
+            if groups.last?.0 == document.collection {
+                groups[groups.count - 1].1.append(document)
+            } else {
+                groups.append((document.collection, [document]))
+            }
+        }
+        return groups
+    }
+
+    /// The account's documents that have the (collection, key) of a guest document of the batch, with their update
+    /// times. Probes the primary key with explicit keys, so the cost follows the batch, not the account's size.
     private func conflictingAccountDocuments(
         _ sql: any SQLDatabase,
-        guest: String,
         account: String,
-        upToLast: SQLQueryString
+        collections: [(String, [GuestDocument])]
     ) async throws -> [DocumentID: Int64] {
         var times: [DocumentID: Int64] = [:]
-        let rows = try await sql.raw(
-            """
-            SELECT a.collection, a.doc_key, a.updated_at FROM ud_documents a
-            WHERE a.uid = \(bind: account) AND EXISTS (SELECT 1 FROM ud_documents
-                WHERE uid = \(bind: guest) AND collection = a.collection AND doc_key = a.doc_key AND \(upToLast))
-            """
-        ).all()
-        for row in rows {
-            let id = DocumentID(
-                try row.decode(column: "collection", as: String.self),
-                try row.decode(column: "doc_key", as: String.self)
-            )
-            times[id] = try row.decode(column: "updated_at", as: Int64.self)
+        for (collection, documents) in collections {
+            let rows = try await sql.raw(
+                """
+                SELECT doc_key, updated_at FROM ud_documents
+                WHERE uid = \(bind: account) AND collection = \(bind: collection)
+                    AND doc_key IN (\(binds: documents.map(\.key)))
+                """
+            ).all()
+            for row in rows {
+                let id = DocumentID(collection, try row.decode(column: "doc_key", as: String.self))
+                times[id] = try row.decode(column: "updated_at", as: Int64.self)
+            }
         }
         return times
     }

@@ -28,10 +28,9 @@ extension DocumentStore {
             kind = .export
             scopeCondition = ""
         }
+        // Row-value comparisons, so both engines walk the primary key from the cursor instead of filtering.
         let after: SQLQueryString =
-            cursor.map {
-                " AND (collection > \(bind: $0.collection) OR (collection = \(bind: $0.collection) AND doc_key > \(bind: $0.key)))"
-            } ?? ""
+            cursor.map { " AND (collection, doc_key) > (\(bind: $0.collection), \(bind: $0.key))" } ?? ""
         let budget = configuration.pageByteCountMax
         return try await database.withConnection { sql in
             let sizes = try await sql.raw(
@@ -58,7 +57,7 @@ extension DocumentStore {
                 """
                 SELECT collection, doc_key, body, version, updated_at FROM ud_documents
                 WHERE uid = \(bind: uid)\(scopeCondition)\(after)
-                    AND (collection < \(bind: last.collection) OR (collection = \(bind: last.collection) AND doc_key <= \(bind: last.key)))
+                    AND (collection, doc_key) <= (\(bind: last.collection), \(bind: last.key))
                 ORDER BY collection, doc_key LIMIT \(literal: planned.count)
                 """
             ).all()

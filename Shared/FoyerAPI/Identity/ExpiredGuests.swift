@@ -22,13 +22,12 @@ public struct ExpiredGuests: WireMessage, Hashable {
         guests.reserveCapacity(count)
         for _ in 0..<count { guests.append(try ExpiredGuest(from: &buffer)) }
         self.guests = guests
-        next = try buffer.readBool() ? try ExpiredGuest(from: &buffer) : nil
+        next = try buffer.readOptional { (buffer) throws(WireError) in try ExpiredGuest(from: &buffer) }
     }
 
     public func encode(into buffer: inout ByteBuffer) {
         buffer.writeVarint(UInt64(guests.count))
         for guest in guests { guest.encode(into: &buffer) }
-        buffer.writeBool(next != nil)
-        next?.encode(into: &buffer)
+        buffer.writeOptional(next) { $1.encode(into: &$0) }
     }
 }

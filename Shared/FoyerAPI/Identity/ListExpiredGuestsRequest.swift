@@ -23,13 +23,12 @@ public struct ListExpiredGuestsRequest: WireMessage, Hashable {
         idleBeforeMilliseconds = try buffer.readWire()
         limit = try buffer.readWire()
         guard (1...UInt32(IdentityLimits.listCountMax)).contains(limit) else { throw .invalidValue("expired.limit") }
-        after = try buffer.readBool() ? try ExpiredGuest(from: &buffer) : nil
+        after = try buffer.readOptional { (buffer) throws(WireError) in try ExpiredGuest(from: &buffer) }
     }
 
     public func encode(into buffer: inout ByteBuffer) {
         buffer.writeInteger(idleBeforeMilliseconds)
         buffer.writeInteger(limit)
-        buffer.writeBool(after != nil)
-        after?.encode(into: &buffer)
+        buffer.writeOptional(after) { $1.encode(into: &$0) }
     }
 }
