@@ -41,12 +41,13 @@ final class FrameWriter: Sendable {
 
     /// Writes `frame` after everything queued, flushes, and closes the channel once it is written (a final GOAWAY).
     func writeAndClose(_ frame: Frame) {
-        var buffer = channel.allocator.buffer(capacity: FrameHeader.byteCount + frame.body.readableBytes)
-        frame.encode(into: &buffer)
+        var encoded = channel.allocator.buffer(capacity: FrameHeader.byteCount + frame.body.readableBytes)
+        frame.encode(into: &encoded)
+        let bytes = encoded
         let channel = self.channel
         channel.eventLoop.execute {
             self.drain()
-            channel.writeAndFlush(buffer).whenComplete { _ in channel.close(promise: nil) }
+            channel.writeAndFlush(bytes).whenComplete { _ in channel.close(promise: nil) }
         }
     }
 
