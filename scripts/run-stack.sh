@@ -27,6 +27,7 @@ stop() {
     for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
     for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
     echo "stopped."
+    exit 0
 }
 trap stop INT TERM EXIT
 
