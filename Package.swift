@@ -121,6 +121,7 @@ let package = Package(
         .target(
             name: "FoyerIdentity",
             dependencies: [
+                "FoyerAccessTokens",
                 "FoyerRPC",
                 "FoyerWire",
                 "FoyerAPI",

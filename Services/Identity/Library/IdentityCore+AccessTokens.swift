@@ -3,6 +3,7 @@ import FoyerAPI
 import FoyerCrypto
 import FoyerRPC
 import SQLKit
+import FoyerAccessTokens
 
 extension IdentityCore {
     /// `verifyAccessToken`: the checks, in order, each with its own status:
@@ -53,46 +54,17 @@ extension IdentityCore {
     }
 
     private func verifiedClaims(_ token: String, now: Date) async throws -> AccessTokenClaims {
-        let unverified: UnverifiedJWT
-        do {
-            unverified = try JWT.decode(token, maxLength: IdentityLimits.accessTokenByteCountMax)
-        } catch let error as FoyerCryptoError where error == .unsupportedAlgorithm {
-            throw RPCError(IdentityStatus.unsupportedAlgorithm, "the token's alg is not accepted")
-        } catch {
-            throw IdentityError.invalidToken("the token is malformed")
-        }
-        guard unverified.algorithm == .edDSA else {
-            throw RPCError(IdentityStatus.unsupportedAlgorithm, "access tokens are signed with EdDSA only")
-        }
-        guard unverified.header.type == AccessTokenClaims.type else {
-            throw IdentityError.invalidToken("the token is not an access token (typ)")
-        }
-        guard let keyID = unverified.keyID, keyID.utf8.count <= IdentityLimits.keyIDByteCountMax else {
-            throw RPCError(IdentityStatus.unknownKeyID, "the token names no key")
-        }
+        let validator = AccessTokenValidator(
+            issuer: configuration.issuer,
+            audience: configuration.audience,
+            clockSkew: configuration.accessTokenClockSkew
+        )
+        let (unverified, keyID) = try validator.decode(token)
         var key = keys.verificationKey(id: keyID, now: now)
         if key == nil, try await keys.reloadIfDue(database, now: now) {
             key = keys.verificationKey(id: keyID, now: now)
         }
-        guard let key else { throw RPCError(IdentityStatus.unknownKeyID, "no published key has the token's kid") }
-        let claims: AccessTokenClaims
-        do {
-            claims = try unverified.verify(with: key).claims(as: AccessTokenClaims.self)
-        } catch {
-            throw IdentityError.invalidToken("the token's signature or claims are invalid")
-        }
-        let skew = Int64(configuration.accessTokenClockSkew.timeInterval)
-        guard claims.issuer == configuration.issuer else {
-            throw RPCError(IdentityStatus.wrongIssuer, "the token was issued by someone else")
-        }
-        guard claims.audience.contains(configuration.audience) else {
-            throw RPCError(IdentityStatus.wrongAudience, "the token is meant for another audience")
-        }
-        guard now.epochSeconds < claims.expiresAt + skew else { throw IdentityError.tokenExpired() }
-        guard claims.issuedAt <= now.epochSeconds + skew else {
-            throw RPCError(IdentityStatus.tokenNotYetValid, "the token was issued in the future")
-        }
-        return claims
+        return try validator.validate(unverified, key: key, now: now)
     }
 
     /// `getJWKS`.

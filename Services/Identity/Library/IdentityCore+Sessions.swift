@@ -2,6 +2,7 @@ import Foundation
 import FoyerAPI
 import FoyerCrypto
 import SQLKit
+import FoyerAccessTokens
 
 extension IdentityCore {
     /// Starts a session for `user` on the transaction's connection: a session row, its first refresh token, and
