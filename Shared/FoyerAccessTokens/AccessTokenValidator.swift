@@ -1,5 +1,5 @@
 public import Foundation
-public import FoyerAPI
+import FoyerAPI
 public import FoyerCrypto
 public import FoyerRPC
 

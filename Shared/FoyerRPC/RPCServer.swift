@@ -71,7 +71,7 @@ public final class RPCServer: Service, Sendable {
 
     public func run() async throws {
         let configuration = core.configuration
-        let serverChannel: NIOAsyncChannel<NIOAsyncChannel<Frame, ByteBuffer>, Never>
+        let serverChannel: NIOAsyncChannel<AcceptedConnection, Never>
         do {
             serverChannel = try await ServerBootstrap(group: eventLoopGroup)
                 .serverChannelOption(.backlog, value: 256)
@@ -131,8 +131,9 @@ public final class RPCServer: Service, Sendable {
         for connection in open { connection.beginDraining(grace: core.configuration.drainTimeout) }
     }
 
-    private func serve(_ channel: NIOAsyncChannel<Frame, ByteBuffer>) async {
-        let connection = ServerConnection(channel: channel, server: core)
+    private func serve(_ accepted: AcceptedConnection) async {
+        let channel = accepted.channel
+        let connection = ServerConnection(channel: channel, proxiedSource: accepted.proxiedSource, server: core)
         let key = ObjectIdentifier(connection)
         let admitted = connections.withLock { connections -> Bool in
             guard connections.count < core.configuration.maxConnections else { return false }
@@ -156,7 +157,13 @@ public final class RPCServer: Service, Sendable {
     private static func configure(
         _ channel: any Channel,
         configuration: RPCServerConfiguration
-    ) throws -> NIOAsyncChannel<Frame, ByteBuffer> {
+    ) throws -> AcceptedConnection {
+        var proxiedSource: ProxiedSource?
+        if configuration.trustedProxies.contains(channel.remoteAddress) {
+            let source = ProxiedSource()
+            try channel.pipeline.syncOperations.addHandler(ProxyHeaderHandler(source: source))
+            proxiedSource = source
+        }
         let reader = FrameReader(
             decoder: FrameDecoder(expectsPreface: true, frameLengthMax: configuration.frameLengthMax),
             timeouts: .init(
@@ -166,11 +173,18 @@ public final class RPCServer: Service, Sendable {
             )
         )
         try channel.pipeline.syncOperations.addHandler(reader)
-        return try NIOAsyncChannel<Frame, ByteBuffer>(
+        let asyncChannel = try NIOAsyncChannel<Frame, ByteBuffer>(
             wrappingChannelSynchronously: channel,
             configuration: .init(backPressureStrategy: .init(lowWatermark: 32, highWatermark: 256))
         )
+        return AcceptedConnection(channel: asyncChannel, proxiedSource: proxiedSource)
     }
+}
+
+/// A connection as accepted: its channel and, from a trusted proxy, where the PROXY header's address will be.
+struct AcceptedConnection: Sendable {
+    let channel: NIOAsyncChannel<Frame, ByteBuffer>
+    let proxiedSource: ProxiedSource?
 }
 
 extension RPCRouter {

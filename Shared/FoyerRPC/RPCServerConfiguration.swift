@@ -19,6 +19,9 @@ public struct RPCServerConfiguration: Sendable {
     public var maxConcurrentRequests: Int = 4096
     /// Most open connections; more are answered GOAWAY `too-many-connections` and closed.
     public var maxConnections: Int = 1024
+    /// Load balancers whose connections start with a PROXY protocol header (v1 or v2) naming the client; for
+    /// those, `RPCContext.peerAddress` is the header's address. Empty (the default): no header is accepted.
+    public var trustedProxies = TrustedProxies()
     /// Whether LZ4 is offered, and the body size from which it is used.
     public var compressionEnabled: Bool = true
     public var compressionThreshold: Int = BodyCompression.defaultThreshold

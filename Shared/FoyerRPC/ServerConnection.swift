@@ -20,9 +20,12 @@ final class ServerConnection: Sendable {
     private let state: NIOLockedValueBox<ServerConnectionState>
     private let server: ServerCore
     private let logger: Logger
+    /// The client's address from a trusted proxy's PROXY header, if the connection came through one.
+    private let proxiedSource: ProxiedSource?
 
-    init(channel: NIOAsyncChannel<Frame, ByteBuffer>, server: ServerCore) {
+    init(channel: NIOAsyncChannel<Frame, ByteBuffer>, proxiedSource: ProxiedSource?, server: ServerCore) {
         self.channel = channel
+        self.proxiedSource = proxiedSource
         self.writer = FrameWriter(channel: channel.channel)
         self.server = server
         self.state = NIOLockedValueBox(
@@ -170,7 +173,7 @@ final class ServerConnection: Sendable {
             method: request.header.code,
             callID: id,
             deadline: deadline,
-            peerAddress: channel.channel.remoteAddress,
+            peerAddress: proxiedSource?.address ?? channel.channel.remoteAddress,
             peerName: session.peerName,
             isIdempotent: request.header.flags.contains(.idempotent),
             logger: logger,

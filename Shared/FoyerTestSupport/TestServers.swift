@@ -1,6 +1,6 @@
 public import FoyerRPC
-public import FoyerWire
-public import NIOCore
+import FoyerWire
+import NIOCore
 
 /// A cluster secret for tests (random per process).
 public let testClusterSecret = ClusterSecret.generate()

@@ -70,7 +70,7 @@ struct MachineDescription: Codable {
             date: formatter.string(from: Date()),
             cores: info.activeProcessorCount,
             memoryGiB: Double(info.physicalMemory) / 1_073_741_824,
-            cpu: model ?? "unknown CPU"
+            cpu: model
         )
     }
 }

@@ -27,6 +27,11 @@ struct CleanupCommand: AsyncParsableCommand {
 
     @Option(help: "Days of inactivity after which a guest is deleted. (env: FOYER_CLEANUP_TTL_DAYS; default: 30)")
     var ttlDays: Int?
+    @Option(
+        help:
+            "The guest TTL in seconds instead of days, for trials and benchmarks; wins over --ttl-days. (env: FOYER_CLEANUP_TTL_SECONDS)"
+    )
+    var ttlSeconds: Int?
     @Option(help: "Seconds between sweeps. (env: FOYER_CLEANUP_INTERVAL_SECONDS; default: 60)")
     var intervalSeconds: Int?
     @Option(
@@ -38,6 +43,8 @@ struct CleanupCommand: AsyncParsableCommand {
     var batchSize: Int?
     @Option(help: "Pages per sweep and kind of work. (env: FOYER_CLEANUP_PAGES_PER_SWEEP; default: 10)")
     var pagesPerSweep: Int?
+    @Option(help: "Expired guests deleted at once, 1–64. (env: FOYER_CLEANUP_DELETION_CONCURRENCY; default: 8)")
+    var deletionConcurrency: Int?
     @Option(help: "Days deletion records are kept. (env: FOYER_CLEANUP_RETENTION_DAYS; default: 400)")
     var retentionDays: Int?
     @Option(
@@ -77,6 +84,7 @@ struct CleanupCommand: AsyncParsableCommand {
         )
         let day: Int64 = 86_400
         if let days = try number(ttlDays, "FOYER_CLEANUP_TTL_DAYS") { configuration.guestTTL = .seconds(days * day) }
+        if let seconds = try number(ttlSeconds, "FOYER_CLEANUP_TTL_SECONDS") { configuration.guestTTL = .seconds(seconds) }
         if let seconds = try number(intervalSeconds, "FOYER_CLEANUP_INTERVAL_SECONDS") {
             configuration.sweepInterval = .seconds(seconds)
         }
@@ -86,6 +94,9 @@ struct CleanupCommand: AsyncParsableCommand {
         if let size = try number(batchSize, "FOYER_CLEANUP_BATCH_SIZE") { configuration.batchSize = Int(size) }
         if let pages = try number(pagesPerSweep, "FOYER_CLEANUP_PAGES_PER_SWEEP") {
             configuration.pagesPerSweep = Int(pages)
+        }
+        if let width = try number(deletionConcurrency, "FOYER_CLEANUP_DELETION_CONCURRENCY") {
+            configuration.deletionConcurrency = Int(width)
         }
         if let days = try number(retentionDays, "FOYER_CLEANUP_RETENTION_DAYS") {
             configuration.recordRetention = .seconds(days * day)

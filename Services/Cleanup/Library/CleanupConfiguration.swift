@@ -27,6 +27,9 @@ public struct CleanupConfiguration: Sendable {
     /// Pages per sweep and per kind of work, so a sweep handles at most `batchSize * pagesPerSweep` expired guests
     /// and as many stuck accounts, and deletes at most that many old records. Default 10.
     public var pagesPerSweep: Int = 10
+    /// Expired guests of one page deleted at once (each its own delete-everything). Default 8: the steps are
+    /// round trips to three services, so a few in flight keep them busy without crowding out clients' calls.
+    public var deletionConcurrency: Int = 8
     /// How long a deletion record is kept; older ones are removed by the sweep. Default 400 days.
     public var recordRetention: Duration = .seconds(400 * 86_400)
     /// How long a replica's claim on an account keeps other replicas away. A claim older than this (its replica
@@ -84,6 +87,7 @@ public struct CleanupConfiguration: Sendable {
         try require(recoveryGrace >= .zero, "the recovery grace must not be negative")
         try require((1...1000).contains(batchSize), "the batch size must be 1–1000, not \(batchSize)")
         try require((1...10_000).contains(pagesPerSweep), "pages per sweep must be 1–10000, not \(pagesPerSweep)")
+        try require((1...64).contains(deletionConcurrency), "the deletion concurrency must be 1–64, not \(deletionConcurrency)")
         try require(recordRetention > .zero, "the record retention must be positive")
         try require(claimLifetime > .zero, "the claim lifetime must be positive")
         try require(dryRunCountMax >= 1, "the dry-run count cap must be at least 1")

@@ -28,15 +28,12 @@ extension Sweeper {
                 tally.fail("listing expired guests", error)
                 return
             }
-            for guest in page.guests {
-                guard !shouldStop else { return }
-                let outcome = await whileClaimed(guest.uid) {
-                    await deleteExpiredGuest(guest.uid, idleBeforeMilliseconds: cutoffMilliseconds)
+            let stopped = await forEach(page.guests.map(\.uid), finished: \.expiredGuests, &tally) { uid in
+                await self.whileClaimed(uid) {
+                    await self.deleteExpiredGuest(uid, idleBeforeMilliseconds: cutoffMilliseconds)
                 }
-                tally.add(outcome, finished: \.expiredGuests)
-                // With an upstream unreachable, going on would only leave more guests `deleting` with their data.
-                if outcome.upstreamUnreachable { return }
             }
+            if stopped { return }
             guard let next = page.next else { return }
             cursor = next
         }

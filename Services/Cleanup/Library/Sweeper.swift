@@ -150,6 +150,33 @@ final class Sweeper: Sendable {
         return outcome
     }
 
+    /// Runs `work` on each account, `configuration.deletionConcurrency` at once, counting each outcome in `tally`.
+    /// Starts no further account once the sweep should stop or an outcome says an upstream cannot be reached (going
+    /// on would only leave more accounts half-done); those already running finish. Returns whether it stopped early.
+    func forEach(
+        _ uids: [String],
+        finished: WritableKeyPath<SweepTally, UInt64>,
+        _ tally: inout SweepTally,
+        _ work: @escaping @Sendable (String) async -> AccountOutcome
+    ) async -> Bool {
+        await withTaskGroup(of: AccountOutcome.self) { group in
+            var pending = uids.makeIterator()
+            var stopped = false
+            func startNext() -> Bool {
+                guard !stopped, !shouldStop, let uid = pending.next() else { return false }
+                group.addTask { await work(uid) }
+                return true
+            }
+            for _ in 0..<configuration.deletionConcurrency where !startNext() { break }
+            while let outcome = await group.next() {
+                tally.add(outcome, finished: finished)
+                if outcome.upstreamUnreachable { stopped = true }
+                _ = startNext()
+            }
+            return stopped || shouldStop
+        }
+    }
+
     // MARK: Retention
 
     /// Deletes records older than the retention, and claims left by replicas that died, at most

@@ -27,6 +27,15 @@ struct GatewayCommand: AsyncParsableCommand {
     @Option(help: "The audience access tokens must name. (env: FOYER_AUDIENCE; default: foyer-app)")
     var audience: String?
 
+    @Option(
+        help: """
+            Comma-separated addresses or networks (CIDR) of load balancers that open every connection with a PROXY \
+            protocol header (v1 or v2); the client address is taken from it for those connections only. \
+            (env: FOYER_TRUSTED_PROXIES; default: none)
+            """
+    )
+    var trustedProxies: String?
+
     @Flag(
         help: """
             LOAD TESTS ONLY: let guest sign-ins name the source address that sign-up admission counts, so one \
@@ -59,6 +68,19 @@ struct GatewayCommand: AsyncParsableCommand {
         }
         var server = startup.serverConfiguration()
         server.clusterSecret = nil
+        if let list = trustedProxies ?? ServiceOptions.environment("FOYER_TRUSTED_PROXIES") {
+            do {
+                server.trustedProxies = try TrustedProxies(parsing: list)
+            } catch let error as RPCError {
+                throw ValidationError("--trusted-proxies: \(error.message)")
+            }
+            if !server.trustedProxies.isEmpty {
+                startup.logger.info(
+                    "taking client addresses from PROXY headers",
+                    metadata: ["proxies": "\(server.trustedProxies.networks.map(\.description).joined(separator: ","))"]
+                )
+            }
+        }
         let gateway = GatewayService.make(configuration: configuration, server: server, logger: startup.logger)
         try await ServiceRunner.run(services: gateway.services, logger: startup.logger)
     }
