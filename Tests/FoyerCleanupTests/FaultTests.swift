@@ -20,7 +20,8 @@ struct FaultTests {
             let next = try await cluster.newGuest(documents: 1)  // idle a second less: listed after `guest`
             cluster.advance(days: 31)
             _ = try await cluster.identity.call(IdentityMethods.recordActivity, IdentityUserRequest(uid: bystander.uid))
-            try await cluster.withCleanup { cleanup in
+            // One guest at a time, so the stop at the first unreachable upstream shows exactly.
+            try await cluster.withCleanup(configure: { $0.deletionConcurrency = 1 }) { cleanup in
                 cluster.userDataProcess.stop()
 
                 // When
@@ -57,6 +58,39 @@ struct FaultTests {
                     let records = try await cleanup.deletions()
                     #expect(records.count == 2)
                     #expect(records.allSatisfy { $0.reason == .ttl })
+                }
+            }
+        }
+    }
+
+    @Test(
+        "Deleting guests side by side, an unreachable upstream stops the sweep with at most the guests in flight left deleting; the next sweep finishes them"
+    )
+    func userDataDownWhileDeletingConcurrently() async throws {
+        try await withCluster(.sqlite) { cluster in
+            var guests: [TestGuest] = []
+            for _ in 0..<12 { guests.append(try await cluster.newGuest(documents: 1)) }
+            cluster.advance(days: 31)
+            try await cluster.withCleanup(configure: { $0.deletionConcurrency = 4 }) { cleanup in
+                cluster.userDataProcess.stop()
+                let failed = try await cleanup.sweep()
+                #expect(failed.expiredGuests == 0)
+                #expect((1...4).contains(failed.errors), "\(failed.errors) errors")
+                var deleting = 0
+                for guest in guests where try await cluster.state(of: guest.uid) == .deleting { deleting += 1 }
+                #expect(UInt64(deleting) == failed.errors, "each failed guest is left deleting, no other")
+
+                try await cluster.userDataProcess.whileRestarted {
+                    cluster.advance(seconds: 61)
+                    let report = try await cleanup.sweep()
+                    #expect(report.errors == 0, "\(report.lastError)")
+                    #expect(report.stuckFinished == UInt64(deleting))
+                    #expect(report.expiredGuests == UInt64(guests.count - deleting))
+                    for guest in guests {
+                        #expect(try await cluster.state(of: guest.uid) == nil)
+                        #expect(try await cluster.traces(of: guest.uid).isEmpty)
+                    }
+                    #expect(try await cleanup.deletions().count == guests.count)
                 }
             }
         }
