@@ -14,7 +14,7 @@ help: ## List the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  \033[36m%-10s\033[0m %s\n", $$1, $$2}'
 
 .PHONY: deps
-deps: ## Install what is missing: liblz4, libssl, libsqlite3, PostgreSQL, Python's cryptography and PyJWT
+deps: ## Install what is missing: liblz4, libssl, libsqlite3, PostgreSQL; Python's cryptography, PyJWT, PyYAML, check-jsonschema
 	@command -v $(SWIFT) >/dev/null || { echo "Swift 6 is required (https://www.swift.org/install)"; exit 1; }
 	@missing=$$(for p in $(DEB_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
@@ -22,8 +22,9 @@ deps: ## Install what is missing: liblz4, libssl, libsqlite3, PostgreSQL, Python
 		sudo=$$( [ "$$(id -u)" -eq 0 ] || echo sudo ); \
 		$$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq $$missing >/dev/null; \
 	fi
-	@python3 -c 'import cryptography, jwt' 2>/dev/null || python3 -m pip install --quiet cryptography pyjwt \
-		|| { echo "could not install Python's cryptography and PyJWT (the outside implementations the tests check against)"; exit 1; }
+	@python3 -c 'import cryptography, jwt, yaml, check_jsonschema' 2>/dev/null \
+		|| python3 -m pip install --quiet cryptography pyjwt pyyaml check-jsonschema \
+		|| { echo "could not install Python's cryptography, PyJWT, PyYAML and check-jsonschema (outside checks the tests use)"; exit 1; }
 
 .PHONY: build
 build: deps ## Build everything (CONFIGURATION=release for optimised binaries)
@@ -44,8 +45,8 @@ run: deps ## Build in release mode and start the stack on loopback (Ctrl-C stops
 	scripts/run-stack.sh
 
 .PHONY: bench
-bench: deps ## Print the benchmark tables (RPC vs raw SwiftNIO echo, LZ4 vs liblz4) and write bench-results.json
-	$(SWIFT) build -c release --product foyer-bench
+bench: deps ## Print every benchmark table (RPC, LZ4, end to end, cleanup, memory) and write bench-results.json
+	$(SWIFT) build -c release
 	.build/release/foyer-bench --json bench-results.json $(BENCH_FLAGS)
 
 .PHONY: fuzz

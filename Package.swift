@@ -298,12 +298,21 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // MARK: The real stack as child processes (integration tests, end-to-end benchmarks)
+        .target(name: "FoyerStackProcesses", path: "Shared/FoyerStackProcesses", swiftSettings: swiftSettings),
+
         // MARK: Tools
         .executableTarget(
             name: "FoyerBench",
             dependencies: [
                 "FoyerRPC",
                 "FoyerAPI",
+                "FoyerClient",
+                "FoyerCrypto",
+                "FoyerStackProcesses",
+                "FoyerIdentity",
+                "FoyerGuestQuota",
+                "FoyerUserData",
                 "FoyerLZ4",
                 "CFoyerLZ4",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -465,5 +474,7 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Checks compose/ without a Docker engine: schema, settings against the executables' --help, Dockerfile.
+        .testTarget(name: "FoyerDeploymentTests", dependencies: ["FoyerStackProcesses"], swiftSettings: swiftSettings),
     ]
 )

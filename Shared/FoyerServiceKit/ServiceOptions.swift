@@ -25,7 +25,10 @@ public struct ServiceOptions: ParsableArguments, Sendable {
     public var databaseSchema: String?
 
     @Option(
-        help: "File holding the cluster secret (base64url); created with a new secret if missing. (env: FOYER_CLUSTER_SECRET_FILE; default: <data-dir>/cluster-secret)"
+        help: """
+            File holding the cluster secret (base64url); created with a new secret if missing. The secret itself in \
+            FOYER_CLUSTER_SECRET wins over any file. (env: FOYER_CLUSTER_SECRET_FILE; default: <data-dir>/cluster-secret)
+            """
     )
     public var clusterSecretFile: String?
 

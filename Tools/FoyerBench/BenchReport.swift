@@ -5,6 +5,8 @@ struct BenchReport: Codable {
     var machine: MachineDescription
     var rpc: [RPCRow] = []
     var lz4: [LZ4Benchmark.Row] = []
+    var messageMix: [MessageMix.Row] = []
+    var stack: StackReport?
 
     func printRPC() {
         print("RPC small-call round trips over loopback (one connection, 32-byte echo)")
@@ -35,6 +37,62 @@ struct BenchReport: Codable {
                 String(format: "%.0f", entry.codecDecompressMBps), String(format: "%.0f", entry.liblz4DecompressMBps),
                 String(format: "%.2f", entry.codecDecompressMBps / entry.liblz4DecompressMBps),
             ], widths: widths))
+        }
+    }
+
+    func printMessageMix() {
+        print("\nBytes on the wire per message (frame header included), without and with LZ4")
+        let widths = [26, 10, 10, 7]
+        print(row(["message", "plain", "LZ4", "saved"], widths: widths))
+        for entry in messageMix {
+            print(row([
+                entry.message, "\(entry.plainBytes)", "\(entry.compressedBytes)", String(format: "%.0f%%", entry.saved * 100),
+            ], widths: widths))
+        }
+        let plain = messageMix.map(\.plainBytes).reduce(0, +)
+        let compressed = messageMix.map(\.compressedBytes).reduce(0, +)
+        print(row(["the mix, one of each", "\(plain)", "\(compressed)", String(format: "%.0f%%", (1 - Double(compressed) / Double(max(plain, 1))) * 100)], widths: widths))
+    }
+
+    func printStack() {
+        guard let stack else { return }
+        print("\nEnd to end: the five executables built beside foyer-bench, on loopback, SQLite, \(stack.sizes.concurrency) calls in flight")
+        let widths = [22, 12, 9, 8, 10, 9, 9]
+        print(row(["operation", "via", "ok", "failed", "per s", "p50 ms", "p99 ms"], widths: widths))
+        for entry in stack.throughput {
+            print(row([
+                entry.name, entry.path, "\(entry.succeeded)", "\(entry.failed)", String(format: "%.0f", entry.perSecond),
+                entry.p50Milliseconds.map { String(format: "%.2f", $0) } ?? "-",
+                entry.p99Milliseconds.map { String(format: "%.2f", $0) } ?? "-",
+            ], widths: widths))
+        }
+        if let gateway = stack.throughput.first(where: { $0.name == "guest sign-in" && $0.path == "gateway" }),
+            let identity = stack.throughput.first(where: { $0.name == "guest sign-in" && $0.path == "identity" })
+        {
+            print(String(format: "guest sign-ins through the gateway run at %.2f× identity's own rate", gateway.perSecond / identity.perSecond))
+        }
+        print("")
+        let operationWidths = [22, 10, 10, 24, 10]
+        print(row(["operation", "documents", "ms", "beside", "ms"], widths: operationWidths))
+        for entry in stack.operations {
+            print(row([
+                entry.name, "\(entry.documents)", String(format: "%.0f", entry.milliseconds), entry.comparison ?? "-",
+                entry.comparisonMilliseconds.map { String(format: "%.0f", $0) } ?? "-",
+            ], widths: operationWidths))
+        }
+        print("")
+        let cleanupWidths = [22, 14, 10, 8, 10]
+        print(row(["expired guests", "sign-ins (s)", "sweep (s)", "sweeps", "guests/s"], widths: cleanupWidths))
+        for entry in stack.cleanup {
+            print(row([
+                "\(entry.guests)", String(format: "%.1f", entry.signInSeconds), String(format: "%.1f", entry.sweepSeconds),
+                "\(entry.sweeps)", String(format: "%.0f", entry.guestsPerSecond),
+            ], widths: cleanupWidths))
+        }
+        print("")
+        print(row(["service", "peak RSS MiB"], widths: [22, 14]))
+        for entry in stack.peakMemory {
+            print(row([entry.service, String(format: "%.1f", entry.peakMiB)], widths: [22, 14]))
         }
     }
 

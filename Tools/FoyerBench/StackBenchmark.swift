@@ -1,0 +1,468 @@
+import Foundation
+import FoyerAPI
+import FoyerClient
+import FoyerGuestQuota
+import FoyerIdentity
+import FoyerRPC
+import FoyerStackProcesses
+import FoyerUserData
+import Logging
+import NIOCore
+import Synchronization
+
+/// The end-to-end rows: the five release executables started as processes on loopback, each on its own SQLite file
+/// in a temporary directory, driven over TCP the way apps (through the gateway) and services (straight, with the
+/// cluster secret) drive them. Peak memory is each process's high-water mark at the end.
+struct StackBenchmark {
+    let sizes: StackSizes
+    let logger: Logger
+
+    func run() async throws -> StackReport {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("foyer-bench-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let secret = ClusterSecret.generate()
+        let stack = try await StackProcesses.start(try configuration(directory: directory, secret: secret))
+        do {
+            let report = try await StackRun(stack: stack, secret: secret, sizes: sizes, logger: logger).measure()
+            try await stack.terminate()
+            return report
+        } catch {
+            await stack.killAll()
+            throw error
+        }
+    }
+
+    /// The stack as deployed, but for: guests may hold as many documents as the merge row needs, the gateway lets
+    /// the bench spread sign-up sources (`--load-test-sources`), and cleanup's TTL is one second with sweeps only
+    /// when the bench asks (so it can time them), large pages and 16 deletions at once.
+    private func configuration(directory: URL, secret: ClusterSecret) throws -> StackConfiguration {
+        var configuration = StackConfiguration(binDirectory: try StackProcesses.locateExecutables(), dataDirectory: directory)
+        let plans = directory.appendingPathComponent("plans.json")
+        try Data(
+            """
+            {"guest": {"counters": {"documents": 100000, "bytes": 1073741824}, "features": {"import": false}},
+             "member": {"counters": {"documents": 100000, "bytes": 1073741824}, "features": {"import": true}}}
+            """.utf8
+        ).write(to: plans)
+        configuration.sharedEnvironment = ["FOYER_CLUSTER_SECRET": secret.text, "FOYER_LOG_LEVEL": "warning"]
+        configuration.environment[.guestQuota] = ["FOYER_PLANS_FILE": plans.path]
+        configuration.environment[.cleanup] = [
+            "FOYER_CLEANUP_TTL_SECONDS": "1",
+            "FOYER_CLEANUP_INTERVAL_SECONDS": "86400",
+            "FOYER_CLEANUP_BATCH_SIZE": "1000",
+            "FOYER_CLEANUP_PAGES_PER_SWEEP": "200",
+            "FOYER_CLEANUP_DELETION_CONCURRENCY": "16",
+        ]
+        configuration.arguments[.gateway] = ["--load-test-sources"]
+        return configuration
+    }
+}
+
+/// How much each end-to-end row does; `--full` for the sizes the report quotes.
+struct StackSizes: Codable, Sendable {
+    var signIns: Int
+    var serviceCalls: Int
+    var mergeDocuments: Int
+    var deleteDocuments: Int
+    var cleanupGuests: [Int]
+    var concurrency: Int
+
+    /// Tiny sizes that only check every row runs (`--smoke`).
+    static let smoke = StackSizes(
+        signIns: 100,
+        serviceCalls: 200,
+        mergeDocuments: 100,
+        deleteDocuments: 500,
+        cleanupGuests: [100, 300],
+        concurrency: 8
+    )
+
+    static func make(full: Bool) -> StackSizes {
+        full
+            ? StackSizes(
+                signIns: 10_000,
+                serviceCalls: 20_000,
+                mergeDocuments: 1000,
+                deleteDocuments: 10_000,
+                cleanupGuests: [1000, 10_000, 100_000],
+                concurrency: 32
+            )
+            : StackSizes(
+                signIns: 2000,
+                serviceCalls: 5000,
+                mergeDocuments: 1000,
+                deleteDocuments: 10_000,
+                cleanupGuests: [1000, 10_000],
+                concurrency: 32
+            )
+    }
+}
+
+/// One run against a started stack.
+private final class StackRun: Sendable {
+    let stack: StackProcesses
+    let secret: ClusterSecret
+    let sizes: StackSizes
+    let logger: Logger
+    /// Sign-up sources handed out so far: each sign-in names a new one, so no per-source limit is met.
+    let sources = Atomic<Int>(0)
+
+    init(stack: StackProcesses, secret: ClusterSecret, sizes: StackSizes, logger: Logger) {
+        self.stack = stack
+        self.secret = secret
+        self.sizes = sizes
+        self.logger = logger
+    }
+
+    func port(_ service: StackService) -> Int { stack.port(of: service) }
+
+    func measure() async throws -> StackReport {
+        var report = StackReport(sizes: sizes)
+        report.throughput += try await signIns()
+        report.throughput += try await serviceCalls()
+        report.operations.append(try await linkOrMerge())
+        report.operations.append(try await deleteEverything())
+        for guests in sizes.cleanupGuests {
+            report.cleanup.append(try await cleanup(guests: guests))
+        }
+        report.peakMemory = StackService.allCases.map { service in
+            MemoryRow(service: service.rawValue, peakMiB: Double(stack.peakResidentBytes(of: service) ?? 0) / 1_048_576)
+        }
+        return report
+    }
+
+    // MARK: Sign-ins and single calls
+
+    /// Guest sign-ins through the gateway (token check, sign-up admission, identity, guest-quota), beside the same
+    /// sign-ins straight at identity.
+    private func signIns() async throws -> [ThroughputRow] {
+        let gateway = rpcClient(service: "gateway", port: port(.gateway), secret: nil)
+        defer { Task { await gateway.shutdown() } }
+        let viaGateway = try await Drive.run(count: sizes.signIns, concurrency: sizes.concurrency) { _ in
+            _ = try await self.guestSignIn(gateway)
+        }
+        let identity = rpcClient(service: "identity", port: port(.identity), secret: secret)
+        defer { Task { await identity.shutdown() } }
+        let direct = try await Drive.run(count: sizes.signIns, concurrency: sizes.concurrency) { _ in
+            _ = try await identity.call(IdentityMethods.createGuest, CreateGuestRequest(idempotencyKey: OperationID.make()))
+        }
+        return [
+            ThroughputRow(name: "guest sign-in", path: "gateway", concurrency: sizes.concurrency, drive: viaGateway),
+            ThroughputRow(name: "guest sign-in", path: "identity", concurrency: sizes.concurrency, drive: direct),
+        ]
+    }
+
+    /// guest-quota consumes and user-data puts straight at the services (the load helpers each service ships).
+    private func serviceCalls() async throws -> [ThroughputRow] {
+        let consumes = try await GuestQuotaLoad.consumes(
+            port: port(.guestQuota),
+            clusterSecret: secret,
+            operations: sizes.serviceCalls,
+            concurrency: sizes.concurrency,
+            logger: logger
+        )
+        let puts = try await UserDataLoad.puts(
+            port: port(.userData),
+            clusterSecret: secret,
+            operations: sizes.serviceCalls,
+            concurrency: sizes.concurrency,
+            logger: logger
+        )
+        return [
+            ThroughputRow(name: "quota consume", path: "guest-quota", concurrency: sizes.concurrency, succeeded: consumes.succeeded, failed: consumes.failed, elapsed: consumes.elapsed),
+            ThroughputRow(name: "document put (256 B)", path: "user-data", concurrency: sizes.concurrency, succeeded: puts.succeeded, failed: puts.failed, elapsed: puts.elapsed),
+        ]
+    }
+
+    // MARK: Multi-service operations
+
+    /// A guest with `mergeDocuments` documents links the email of an existing account with `onConflict: merge`:
+    /// password check, begin-merge, the documents moved, counters added, the guest deleted. Beside it, user-data's
+    /// merge of as many documents alone.
+    private func linkOrMerge() async throws -> OperationRow {
+        let email = "bench-\(UUID().uuidString.prefix(8).lowercased())@example.com"
+        let password = "correct horse battery staple \(UUID().uuidString)"
+        let account = try await signedInClient()
+        defer { Task { await account.shutdown() } }
+        try await account.link(email: email, password: password)
+
+        let guest = try await signedInClient()
+        defer { Task { await guest.shutdown() } }
+        try await fill(guest, documents: sizes.mergeDocuments)
+        let clock = ContinuousClock()
+        let start = clock.now
+        let result = try await guest.link(email: email, password: password, onConflict: .merge)
+        let elapsed = clock.now - start
+        guard result.outcome == .merged, result.mergeReport?.moved == UInt64(sizes.mergeDocuments) else {
+            throw BenchFailure("link-or-merge: expected \(sizes.mergeDocuments) documents merged, got \(result)")
+        }
+        let alone = try await UserDataLoad.merge(
+            port: port(.userData),
+            clusterSecret: secret,
+            guestDocuments: sizes.mergeDocuments,
+            logger: logger
+        )
+        return OperationRow(
+            name: "link-or-merge (merge)",
+            documents: sizes.mergeDocuments,
+            milliseconds: elapsed.milliseconds,
+            comparison: "user-data merge alone",
+            comparisonMilliseconds: alone.elapsed.milliseconds
+        )
+    }
+
+    /// A member with `deleteDocuments` documents deletes the account: sessions revoked, the record kept, the
+    /// documents and counters deleted, the user removed.
+    private func deleteEverything() async throws -> OperationRow {
+        let member = try await signedInClient()
+        defer { Task { await member.shutdown() } }
+        try await member.link(email: "bench-\(UUID().uuidString.prefix(8).lowercased())@example.com", password: "correct horse battery staple \(UUID().uuidString)")
+        try await fill(member, documents: sizes.deleteDocuments)
+        let clock = ContinuousClock()
+        let start = clock.now
+        let deleted = try await member.deleteAccount()
+        let elapsed = clock.now - start
+        guard deleted == UInt64(sizes.deleteDocuments) else {
+            throw BenchFailure("delete-everything: expected \(sizes.deleteDocuments) documents deleted, got \(deleted)")
+        }
+        return OperationRow(name: "delete-everything", documents: sizes.deleteDocuments, milliseconds: elapsed.milliseconds)
+    }
+
+    /// Signs `guests` guests in through the gateway, lets them expire (TTL one second), then times cleanup's sweeps
+    /// until all are deleted with everything they own in every service.
+    private func cleanup(guests: Int) async throws -> CleanupRow {
+        let cleanup = FoyerCleanupClient(host: "127.0.0.1", port: port(.cleanup), secret: secret, callTimeout: .seconds(900), logger: logger)
+        defer { Task { await cleanup.shutdown() } }
+        // Guests of earlier rows expire too: clear them first, untimed.
+        try await Task.sleep(for: .milliseconds(1100))
+        while try await cleanup.sweep(dryRun: false).expiredGuests > 0 {}
+
+        let gateway = rpcClient(service: "gateway", port: port(.gateway), secret: nil)
+        defer { Task { await gateway.shutdown() } }
+        let creation = try await Drive.run(count: guests, concurrency: sizes.concurrency) { _ in
+            _ = try await self.guestSignIn(gateway)
+        }
+        guard creation.failures.isEmpty else { throw BenchFailure("signing guests in failed: \(creation.failures)") }
+        try await Task.sleep(for: .milliseconds(1100))
+
+        let clock = ContinuousClock()
+        let start = clock.now
+        var deleted: UInt64 = 0
+        var sweeps = 0
+        while deleted < UInt64(guests) {
+            let report = try await cleanup.sweep(dryRun: false)
+            sweeps += 1
+            deleted += report.expiredGuests
+            guard report.errors == 0, report.expiredGuests > 0 || deleted >= UInt64(guests) else {
+                throw BenchFailure("cleanup stopped at \(deleted) of \(guests) guests: \(report.lastError)")
+            }
+        }
+        let seconds = (clock.now - start).seconds
+        return CleanupRow(guests: guests, signInSeconds: creation.seconds, sweepSeconds: seconds, sweeps: sweeps)
+    }
+
+    // MARK: Helpers
+
+    private func guestSignIn(_ gateway: RPCClient) async throws -> SessionTokens {
+        let index = sources.add(1, ordering: .relaxed).newValue
+        // 10.0.0.0/8: one address per sign-in, so each source's bucket sees one sign-up.
+        let source = "10.\((index >> 16) & 0xFF).\((index >> 8) & 0xFF).\(index & 0xFF)"
+        return try await gateway.call(
+            GatewayMethods.guestSignIn,
+            GuestSignInRequest(idempotencyKey: OperationID.make(), loadTestSource: source)
+        )
+    }
+
+    /// A `FoyerClient` of the gateway, signed in as a new guest.
+    private func signedInClient() async throws -> FoyerClient {
+        let gateway = rpcClient(service: "gateway", port: port(.gateway), secret: nil)
+        let session = try await guestSignIn(gateway)
+        await gateway.shutdown()
+        var configuration = FoyerClientConfiguration(host: "127.0.0.1", port: port(.gateway))
+        configuration.peerName = "foyer-bench"
+        return FoyerClient(configuration: configuration, session: session, logger: logger)
+    }
+
+    /// Writes `documents` 256-byte documents through the gateway, 32 at once.
+    private func fill(_ client: FoyerClient, documents: Int) async throws {
+        let value = ByteBuffer(repeating: 0x61, count: 256)
+        let fill = try await Drive.run(count: documents, concurrency: 32) { index in
+            try await client.put("bench", "doc-\(index)", value: value)
+        }
+        guard fill.failures.isEmpty else { throw BenchFailure("writing documents failed: \(fill.failures)") }
+    }
+
+    private func rpcClient(service: String, port: Int, secret: ClusterSecret?) -> RPCClient {
+        var configuration = RPCClientConfiguration(
+            host: "127.0.0.1",
+            port: port,
+            serviceName: service,
+            peerName: "foyer-bench",
+            clusterSecret: secret
+        )
+        configuration.connectionsMax = 2
+        return RPCClient(configuration: configuration, logger: logger)
+    }
+}
+
+/// Runs `count` operations, `concurrency` at once, and times them; failures are counted by name, not thrown.
+enum Drive {
+    struct Outcome: Sendable {
+        var latencies = LatencyRecorder()
+        var failures: [String: Int] = [:]
+        var seconds: Double = 0
+    }
+
+    static func run(
+        count: Int,
+        concurrency: Int,
+        _ operation: @escaping @Sendable (Int) async throws -> Void
+    ) async throws -> Outcome {
+        let next = Ticket()
+        let clock = ContinuousClock()
+        let start = clock.now
+        var total = try await withThrowingTaskGroup(of: Outcome.self) { group in
+            for _ in 0..<max(1, min(concurrency, count)) {
+                group.addTask {
+                    var outcome = Outcome()
+                    while true {
+                        let index = next.take()
+                        guard index < count else { break }
+                        let begin = NIODeadline.now()
+                        do {
+                            try await operation(index)
+                            outcome.latencies.record(since: begin)
+                        } catch {
+                            outcome.failures[Self.name(of: error), default: 0] += 1
+                        }
+                    }
+                    return outcome
+                }
+            }
+            var total = Outcome()
+            for try await part in group {
+                total.latencies.merge(part.latencies)
+                total.failures.merge(part.failures, uniquingKeysWith: +)
+            }
+            return total
+        }
+        total.seconds = (clock.now - start).seconds
+        return total
+    }
+
+    /// Hands out 0, 1, 2, ... to the workers.
+    private final class Ticket: Sendable {
+        private let next = Atomic<Int>(0)
+        func take() -> Int { next.add(1, ordering: .relaxed).oldValue }
+    }
+
+    static func name(of error: any Error) -> String {
+        if let error = error as? FoyerError { return error.name }
+        if let error = error as? RPCError { return FoyerError(error).name }
+        return "\(type(of: error))"
+    }
+}
+
+struct BenchFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+// MARK: Report rows
+
+struct StackReport: Codable {
+    var sizes: StackSizes
+    var throughput: [ThroughputRow] = []
+    var operations: [OperationRow] = []
+    var cleanup: [CleanupRow] = []
+    var peakMemory: [MemoryRow] = []
+}
+
+struct ThroughputRow: Codable {
+    var name: String
+    /// Where the calls went: `gateway`, or the service called straight.
+    var path: String
+    var concurrency: Int
+    var succeeded: Int
+    var failed: Int
+    var perSecond: Double
+    var p50Milliseconds: Double?
+    var p99Milliseconds: Double?
+
+    init(name: String, path: String, concurrency: Int, drive: Drive.Outcome) {
+        self.name = name
+        self.path = path
+        self.concurrency = concurrency
+        self.succeeded = Int(drive.latencies.count)
+        self.failed = drive.failures.values.reduce(0, +)
+        self.perSecond = drive.seconds > 0 ? Double(succeeded) / drive.seconds : 0
+        self.p50Milliseconds = drive.latencies.microseconds(atPercentile: 50) / 1000
+        self.p99Milliseconds = drive.latencies.microseconds(atPercentile: 99) / 1000
+    }
+
+    init(name: String, path: String, concurrency: Int, succeeded: Int, failed: Int, elapsed: Duration) {
+        self.name = name
+        self.path = path
+        self.concurrency = concurrency
+        self.succeeded = succeeded
+        self.failed = failed
+        self.perSecond = elapsed.seconds > 0 ? Double(succeeded) / elapsed.seconds : 0
+    }
+}
+
+struct OperationRow: Codable {
+    var name: String
+    var documents: Int
+    var milliseconds: Double
+    var comparison: String?
+    var comparisonMilliseconds: Double?
+}
+
+struct CleanupRow: Codable {
+    var guests: Int
+    /// Time to sign the guests in through the gateway (setup, reported for scale).
+    var signInSeconds: Double
+    var sweepSeconds: Double
+    var sweeps: Int
+    var guestsPerSecond: Double { sweepSeconds > 0 ? Double(guests) / sweepSeconds : 0 }
+
+    init(guests: Int, signInSeconds: Double, sweepSeconds: Double, sweeps: Int) {
+        self.guests = guests
+        self.signInSeconds = signInSeconds
+        self.sweepSeconds = sweepSeconds
+        self.sweeps = sweeps
+    }
+
+    enum CodingKeys: String, CodingKey { case guests, signInSeconds, sweepSeconds, sweeps, guestsPerSecond }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(guests, forKey: .guests)
+        try container.encode(signInSeconds, forKey: .signInSeconds)
+        try container.encode(sweepSeconds, forKey: .sweepSeconds)
+        try container.encode(sweeps, forKey: .sweeps)
+        try container.encode(guestsPerSecond, forKey: .guestsPerSecond)
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            guests: try container.decode(Int.self, forKey: .guests),
+            signInSeconds: try container.decode(Double.self, forKey: .signInSeconds),
+            sweepSeconds: try container.decode(Double.self, forKey: .sweepSeconds),
+            sweeps: try container.decode(Int.self, forKey: .sweeps)
+        )
+    }
+}
+
+struct MemoryRow: Codable {
+    var service: String
+    var peakMiB: Double
+}
+
+extension Duration {
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+    var milliseconds: Double { seconds * 1000 }
+}
