@@ -12,7 +12,16 @@ import Logging
 /// - `--json FILE`: also write the results as JSON.
 @main
 struct BenchMain {
-    static func main() async throws {
+    static func main() async {
+        do {
+            try await run()
+        } catch {
+            FileHandle.standardError.write(Data("foyer-bench: \(error)\n".utf8))
+            exit(1)
+        }
+    }
+
+    static func run() async throws {
         var options = BenchOptions()
         var arguments = CommandLine.arguments.dropFirst()
         while let argument = arguments.popFirst() {
@@ -48,14 +57,18 @@ struct BenchMain {
             report.rpc += try GRPCRows.load(path)
         }
         report.printRPC()
+        fflush(nil)  // each table as soon as it is measured, also when stdout is a file
         report.lz4 = LZ4Benchmark().run()
         report.printLZ4()
+        fflush(nil)  // each table as soon as it is measured, also when stdout is a file
         report.messageMix = MessageMix.run()
         report.printMessageMix()
+        fflush(nil)  // each table as soon as it is measured, also when stdout is a file
         if options.stack {
             let logger = Logger(label: "foyer.bench")
             report.stack = try await StackBenchmark(sizes: options.smoke ? .smoke : .make(full: options.full), logger: logger).run()
             report.printStack()
+        fflush(nil)  // each table as soon as it is measured, also when stdout is a file
         }
 
         if let path = options.jsonPath {

@@ -120,11 +120,16 @@ private final class StackRun: Sendable {
 
     func measure() async throws -> StackReport {
         var report = StackReport(sizes: sizes)
+        progress("guest sign-ins")
         report.throughput += try await signIns()
+        progress("quota consumes and document puts")
         report.throughput += try await serviceCalls()
+        progress("link-or-merge of \(sizes.mergeDocuments) documents")
         report.operations.append(try await linkOrMerge())
+        progress("delete-everything of \(sizes.deleteDocuments) documents")
         report.operations.append(try await deleteEverything())
         for guests in sizes.cleanupGuests {
+            progress("cleanup of \(guests) expired guests")
             report.cleanup.append(try await cleanup(guests: guests))
         }
         report.peakMemory = StackService.allCases.map { service in
@@ -264,6 +269,10 @@ private final class StackRun: Sendable {
     }
 
     // MARK: Helpers
+
+    private func progress(_ what: String) {
+        FileHandle.standardError.write(Data("  measuring \(what)...\n".utf8))
+    }
 
     private func guestSignIn(_ gateway: RPCClient) async throws -> SessionTokens {
         let index = sources.add(1, ordering: .relaxed).newValue
