@@ -298,6 +298,9 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
+        // MARK: The real stack as child processes (integration tests, end-to-end benchmarks)
+        .target(name: "FoyerStackProcesses", path: "Shared/FoyerStackProcesses", swiftSettings: swiftSettings),
+
         // MARK: Tools
         .executableTarget(
             name: "FoyerBench",
@@ -462,6 +465,23 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // Starts the five built executables (`swift test` builds them; FOYER_BIN_DIR points elsewhere).
+        .testTarget(
+            name: "FoyerIntegrationTests",
+            dependencies: [
+                "FoyerStackProcesses",
+                "FoyerClient",
+                "FoyerAPI",
+                "FoyerRPC",
+                "FoyerCrypto",
+                "FoyerStorage",
+                "FoyerTestSupport",
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),

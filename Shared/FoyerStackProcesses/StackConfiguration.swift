@@ -1,0 +1,41 @@
+public import Foundation
+
+/// What ``StackProcesses/start(_:)`` starts: which executables, where their data goes, and what each is told.
+public struct StackConfiguration: Sendable {
+    /// The directory holding the five built executables (see ``StackProcesses/locateExecutables(environment:)``).
+    public var binDirectory: URL
+    /// Every service's data directory: SQLite files, the cluster secret, and `logs/<service>.log`.
+    public var dataDirectory: URL
+    /// SQLite files in the data directory, or one PostgreSQL database with a schema per service.
+    public var database: StackDatabase = .sqlite
+    /// Environment given to every service, after the stack's own settings (so it can override them).
+    public var sharedEnvironment: [String: String] = [:]
+    /// Environment given to one service, after the shared environment.
+    public var environment: [StackService: [String: String]] = [:]
+    /// Command-line arguments per service.
+    public var arguments: [StackService: [String]] = [:]
+    /// How long a service may take from launch until it answers `--check-health`. Default 60 s (a loaded machine
+    /// running debug builds; a service usually answers in well under a second).
+    public var startTimeout: Duration = .seconds(60)
+    /// How long a service may take to stop after SIGTERM before it is killed (and reported). Default 30 s.
+    public var stopTimeout: Duration = .seconds(30)
+
+    public init(binDirectory: URL, dataDirectory: URL, database: StackDatabase = .sqlite) {
+        self.binDirectory = binDirectory
+        self.dataDirectory = dataDirectory
+        self.database = database
+    }
+
+    /// The cluster secret file the services share (created by the first to start).
+    public var clusterSecretFile: URL { dataDirectory.appendingPathComponent("cluster-secret") }
+
+    /// The log of `service`: everything it printed, across restarts.
+    public func logFile(of service: StackService) -> URL {
+        dataDirectory.appendingPathComponent("logs", isDirectory: true).appendingPathComponent("\(service).log")
+    }
+
+    /// The SQLite file of `service` (meaningful on ``StackDatabase/sqlite`` only).
+    public func sqliteFile(of service: StackService) -> URL {
+        dataDirectory.appendingPathComponent("\(service).sqlite")
+    }
+}
