@@ -7,7 +7,7 @@ struct TTLTests {
     func idleGuestIsDeleted() async throws {
         try await withRunningStack { stack in
             // Given a guest with documents and a member, both last active today
-            let idle = try await stack.withClient { client in
+            let idle = try await stack.withClient { client async throws in
                 let guest = try await client.signInAsGuest()
                 for index in 0..<3 { try await client.put("notes", "n\(index)", "idle \(index)") }
                 return guest.uid
@@ -16,7 +16,7 @@ struct TTLTests {
 
             // When every clock moves 31 days on (the TTL is 30) and a new guest signs in then
             try stack.setClockOffset(seconds: 31 * 86_400)
-            let recent = try await stack.withClient { client in
+            let recent = try await stack.withClient { client async throws in
                 let guest = try await client.signInAsGuest()
                 try await client.put("notes", "fresh", "recent")
                 return guest.uid
