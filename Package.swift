@@ -476,5 +476,22 @@ let package = Package(
         ),
         // Checks compose/ without a Docker engine: schema, settings against the executables' --help, Dockerfile.
         .testTarget(name: "FoyerDeploymentTests", dependencies: ["FoyerStackProcesses"], swiftSettings: swiftSettings),
+        // Starts the five built executables (`swift test` builds them; FOYER_BIN_DIR points elsewhere).
+        .testTarget(
+            name: "FoyerIntegrationTests",
+            dependencies: [
+                "FoyerStackProcesses",
+                "FoyerClient",
+                "FoyerAPI",
+                "FoyerRPC",
+                "FoyerCrypto",
+                "FoyerStorage",
+                "FoyerTestSupport",
+                .product(name: "SQLKit", package: "sql-kit"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
     ]
 )

@@ -53,6 +53,7 @@ public struct AccountOperations: Sendable {
             BeginDeleteRequest(uid: uid, operationID: operationID, idleBeforeMilliseconds: idleBeforeMilliseconds),
             options: options
         )
+        FaultPoint.deleteAfterBeginDelete.reached()
         return try await finishDeletion(uid: uid, operationID: operationID, reason: reason, options: options)
     }
 
@@ -64,13 +65,17 @@ public struct AccountOperations: Sendable {
         options: CallOptions = CallOptions()
     ) async throws -> UInt64 {
         try await recorder.recordDeletion(uid: uid, operationID: operationID, reason: reason, options: options)
+        FaultPoint.deleteAfterRecord.reached()
         let documents = try await userData.call(UserDataMethods.deleteAll, DeleteAllDocumentsRequest(uid: uid), options: options)
+        FaultPoint.deleteAfterUserData.reached()
         _ = try await guestQuota.call(GuestQuotaMethods.deleteAll, QuotaDeleteAllRequest(uid: uid), options: options)
+        FaultPoint.deleteAfterGuestQuota.reached()
         _ = try await identity.call(
             IdentityMethods.finishDelete,
             IdentityOperationRequest(uid: uid, operationID: operationID),
             options: options
         )
+        FaultPoint.deleteAfterFinishDelete.reached()
         logger.info("account deleted", metadata: ["user.uid": "\(uid)", "operation.id": "\(operationID)", "deletion.reason": "\(reason)"])
         return documents.deleted
     }
@@ -92,6 +97,7 @@ public struct AccountOperations: Sendable {
             BeginMergeRequest(guestUID: guest, accountUID: account, operationID: operationID),
             options: options
         )
+        FaultPoint.mergeAfterBeginMerge.reached()
         return try await finishMerge(guest: guest, into: account, operationID: operationID, policy: policy, options: options)
     }
 
@@ -108,19 +114,23 @@ public struct AccountOperations: Sendable {
             MergeDocumentsRequest(fromUID: guest, toUID: account, op: operationID, policy: policy),
             options: options
         )
+        FaultPoint.mergeAfterUserData.reached()
         _ = try await guestQuota.call(
             GuestQuotaMethods.merge,
             QuotaMergeRequest(fromUID: guest, toUID: account, op: operationID),
             options: options
         )
+        FaultPoint.mergeAfterGuestQuota.reached()
         // Recorded before the guest disappears, so a failure here leaves a merge that a retry or cleanup finishes,
         // never a deletion without its record.
         try await recorder.recordDeletion(uid: guest, operationID: operationID, reason: .merge, options: options)
+        FaultPoint.mergeAfterRecord.reached()
         _ = try await identity.call(
             IdentityMethods.finishMerge,
             IdentityOperationRequest(uid: guest, operationID: operationID),
             options: options
         )
+        FaultPoint.mergeAfterFinishMerge.reached()
         logger.info(
             "guest merged",
             metadata: ["user.uid": "\(guest)", "merge.into": "\(account)", "operation.id": "\(operationID)", "merge.moved": "\(report.moved)"]

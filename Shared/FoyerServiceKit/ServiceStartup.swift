@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 public import FoyerRPC
 public import FoyerStorage
 public import Logging
@@ -16,6 +16,8 @@ public struct ServiceStartup: Sendable {
     public let clusterSecret: ClusterSecret
     public let database: DatabaseConfiguration
     public let drainSeconds: Int
+    /// The clock to give the service's configuration (see ``ServiceClock``).
+    public let now: @Sendable () -> Date
 
     /// Bootstraps logging and resolves the common options. `service` is the service's name (`identity`,
     /// `guest-quota`, ...), used for the logger label, the SQLite file name and the handshake.
@@ -32,6 +34,7 @@ public struct ServiceStartup: Sendable {
         self.clusterSecret = try options.loadClusterSecret(logger: logger)
         self.database = try options.resolvedDatabase(service: service)
         self.drainSeconds = try options.resolvedDrainTimeout()
+        self.now = try ServiceClock.make()
     }
 
     /// Creates the service's PostgreSQL schema if it does not exist yet (nothing to do on SQLite).

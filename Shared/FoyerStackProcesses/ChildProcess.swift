@@ -17,12 +17,12 @@ final class ChildProcess: Sendable {
     let pid: Int32
     private let state: Mutex<State>
     /// Kept so Foundation keeps watching the child until it ends; only read, never changed, after `launch`.
-    private let process: Process
+    private nonisolated(unsafe) let process: Process
 
-    private init(pid: Int32, process: Process, state: consuming Mutex<State>) {
+    private init(pid: Int32, process: Process) {
         self.pid = pid
         self.process = process
-        self.state = state
+        self.state = Mutex(State())
     }
 
     /// Starts `executable` with exactly `environment`, stdin from /dev/null and stdout and stderr appended to `log`
@@ -65,7 +65,7 @@ final class ChildProcess: Sendable {
         }
         // The child has its own copy of the descriptor.
         try? output?.close()
-        let child = ChildProcess(pid: process.processIdentifier, process: process, state: Mutex(State()))
+        let child = ChildProcess(pid: process.processIdentifier, process: process)
         box.attach(child)
         return child
     }

@@ -82,6 +82,7 @@ struct CleanupCommand: AsyncParsableCommand {
                 address: address(userData, "FOYER_USER_DATA_ADDRESS", "127.0.0.1:7403")
             )
         )
+        configuration.now = startup.now
         let day: Int64 = 86_400
         if let days = try number(ttlDays, "FOYER_CLEANUP_TTL_DAYS") { configuration.guestTTL = .seconds(days * day) }
         if let seconds = try number(ttlSeconds, "FOYER_CLEANUP_TTL_SECONDS") { configuration.guestTTL = .seconds(seconds) }

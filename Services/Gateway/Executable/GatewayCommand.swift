@@ -60,6 +60,7 @@ struct GatewayCommand: AsyncParsableCommand {
             userData: try startup.clientConfiguration(service: "user-data", address: address(userData, "FOYER_USER_DATA_ADDRESS", "127.0.0.1:7403")),
             cleanup: try startup.clientConfiguration(service: "cleanup", address: address(cleanup, "FOYER_CLEANUP_ADDRESS", "127.0.0.1:7404"))
         )
+        configuration.now = startup.now
         configuration.issuer = issuer ?? ServiceOptions.environment("FOYER_ISSUER") ?? configuration.issuer
         configuration.audience = audience ?? ServiceOptions.environment("FOYER_AUDIENCE") ?? configuration.audience
         configuration.trustClientSourceForLoadTests = loadTestSources || ServiceOptions.environment("FOYER_LOAD_TEST_SOURCES") == "1"

@@ -26,6 +26,7 @@ struct GuestQuotaCommand: AsyncParsableCommand {
         if common.checkHealth { throw ExitCode(await startup.checkHealth() ? 0 : 1) }
         try await startup.prepareDatabase()
         var configuration = GuestQuotaConfiguration(database: startup.database)
+        configuration.now = startup.now
         if let path = plansFile ?? ServiceOptions.environment("FOYER_PLANS_FILE") {
             configuration.plans = try GuestQuotaConfiguration.loadPlans(from: path)
         }

@@ -60,6 +60,7 @@ struct IdentityCommand: AsyncParsableCommand {
 
     private func identityConfiguration(_ startup: ServiceStartup) throws -> IdentityConfiguration {
         var configuration = IdentityConfiguration(database: startup.database)
+        configuration.now = startup.now
         configuration.issuer = issuer ?? ServiceOptions.environment("FOYER_ISSUER") ?? configuration.issuer
         configuration.audience = audience ?? ServiceOptions.environment("FOYER_AUDIENCE") ?? configuration.audience
         if let seconds = try number(accessTokenSeconds, "FOYER_ACCESS_TOKEN_SECONDS") {

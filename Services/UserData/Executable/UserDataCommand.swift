@@ -22,6 +22,7 @@ struct UserDataCommand: AsyncParsableCommand {
         if common.checkHealth { throw ExitCode(await startup.checkHealth() ? 0 : 1) }
         try await startup.prepareDatabase()
         var configuration = UserDataConfiguration(database: startup.database)
+        configuration.now = startup.now
         if let flag = valueBytesMax {
             configuration.valueByteCountMax = flag
         } else if let text = ServiceOptions.environment("FOYER_VALUE_BYTES_MAX") {

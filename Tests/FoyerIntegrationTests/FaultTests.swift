@@ -1,0 +1,178 @@
+import Foundation
+import FoyerAPI
+import FoyerClient
+import FoyerStackProcesses
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A crash at each step of link-or-merge and of delete-everything, with the real executables: the gateway killed
+/// by a fault point (debug builds, `FOYER_FAULT_KILL_AT`; see docs/DECISIONS.md) right after a step, or the
+/// service a step calls killed before the operation starts. Then the crashed service restarts, the client retries
+/// with the same operation id, cleanup sweeps (grace 0), and the databases must hold nothing of the deleted or
+/// merged user and the account's documents and counters exactly once.
+@Suite("Kill at each step of merge and delete-everything", .serialized, .sharedStack())
+struct FaultTests {
+    static let mergePoints = [
+        "merge.afterBeginMerge", "merge.afterUserData", "merge.afterGuestQuota", "merge.afterRecord",
+        "merge.afterFinishMerge",
+    ]
+    static let deletePoints = [
+        "delete.afterBeginDelete", "delete.afterRecord", "delete.afterUserData", "delete.afterGuestQuota",
+        "delete.afterFinishDelete",
+    ]
+    /// The services that steps 2–4 call (step 1 and 5 call identity, which the operation needs before it starts).
+    static let calledServices: [StackService] = [.userData, .guestQuota, .cleanup]
+
+    @Test("The gateway killed after a step of a merge", arguments: mergePoints)
+    func gatewayCrashDuringMerge(point: String) async throws {
+        let stack = try SharedStack.get()
+        let scenario = try await MergeScenario.prepare(stack)
+        try await stack.processes.restart(.gateway, environment: ["FOYER_FAULT_KILL_AT": point])
+        _ = await foyerFailure { try await scenario.link() }
+        #expect(await stack.processes.waitForExit(of: .gateway) == .signalled(SIGKILL))
+        try await stack.processes.restart(.gateway, environment: [:])
+        try await scenario.recoverAndCheck()
+    }
+
+    @Test("A service killed before its step of a merge", arguments: calledServices)
+    func serviceDownDuringMerge(service: StackService) async throws {
+        let stack = try SharedStack.get()
+        let scenario = try await MergeScenario.prepare(stack)
+        #expect(await stack.processes.kill(service) == .signalled(SIGKILL))
+        _ = await foyerFailure { try await scenario.link() }
+        try await stack.processes.restart(service)
+        try await scenario.recoverAndCheck()
+    }
+
+    @Test("The gateway killed after a step of delete-everything", arguments: deletePoints)
+    func gatewayCrashDuringDeletion(point: String) async throws {
+        let stack = try SharedStack.get()
+        let scenario = try await DeletionScenario.prepare(stack)
+        try await stack.processes.restart(.gateway, environment: ["FOYER_FAULT_KILL_AT": point])
+        _ = await foyerFailure { try await scenario.delete() }
+        #expect(await stack.processes.waitForExit(of: .gateway) == .signalled(SIGKILL))
+        try await stack.processes.restart(.gateway, environment: [:])
+        try await scenario.recoverAndCheck()
+    }
+
+    @Test("A service killed before its step of delete-everything", arguments: calledServices)
+    func serviceDownDuringDeletion(service: StackService) async throws {
+        let stack = try SharedStack.get()
+        let scenario = try await DeletionScenario.prepare(stack)
+        #expect(await stack.processes.kill(service) == .signalled(SIGKILL))
+        _ = await foyerFailure { try await scenario.delete() }
+        try await stack.processes.restart(service)
+        try await scenario.recoverAndCheck()
+    }
+}
+
+/// An account with notes a1, a2 and a guest with notes g1, g2, g3 about to merge into it.
+private struct MergeScenario {
+    let stack: RunningStack
+    let account: (uid: String, email: String)
+    let guest: SessionTokens
+    let operationID = OperationID.make()
+    let recordsBefore: Int
+
+    static func prepare(_ stack: RunningStack) async throws -> MergeScenario {
+        let account = try await makeAccount(stack, keys: ["a1", "a2"])
+        let guest = try await stack.withClient { client async throws in
+            let guest = try await client.signInAsGuest()
+            for key in ["g1", "g2", "g3"] { try await client.put("notes", key, "guest \(key)") }
+            return guest
+        }
+        return MergeScenario(
+            stack: stack,
+            account: account,
+            guest: guest,
+            recordsBefore: try await stack.databases.deletionRecordCount()
+        )
+    }
+
+    /// The guest's link-with-merge, always under the same operation id.
+    @discardableResult
+    func link() async throws -> LinkResult {
+        try await stack.withClient(session: guest) { client in
+            try await client.link(email: account.email, password: password, onConflict: .merge, operationID: operationID)
+        }
+    }
+
+    /// The client retries (its answer may be the merge or an authentication failure: the guest's session ended at
+    /// the first step), cleanup sweeps, and the end state must be one merge, done once.
+    func recoverAndCheck(sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        do {
+            let retried = try await link()
+            #expect(retried.outcome == .merged, sourceLocation: sourceLocation)
+            #expect(retried.session.uid == account.uid, sourceLocation: sourceLocation)
+        } catch let error as FoyerError {
+            #expect(error.isAuthenticationFailure, "the retry failed with \(error)", sourceLocation: sourceLocation)
+        }
+        let report = try await stack.sweep()
+        #expect(report.errors == 0, "\(report)\n\(stack.logs())", sourceLocation: sourceLocation)
+
+        try await expectGone(guest.uid, stack, sourceLocation: sourceLocation)
+        let databases = stack.databases
+        let merged = ["notes/a1", "notes/a2", "notes/g1", "notes/g2", "notes/g3"]
+        let keys = try await databases.documentKeys(of: account.uid)
+        #expect(keys == merged, sourceLocation: sourceLocation)
+        #expect(try await databases.counter("documents", of: account.uid) == 5, sourceLocation: sourceLocation)
+        let records = try await databases.mergeRecords(from: guest.uid)
+        #expect(records.userData == 1 && records.guestQuota == 1, "merged twice? \(records)", sourceLocation: sourceLocation)
+        #expect(try await databases.state(of: account.uid) == "active", sourceLocation: sourceLocation)
+        #expect(try await databases.deletionRecordCount() == recordsBefore + 1, sourceLocation: sourceLocation)
+        #expect(try await databases.claimCount() == 0, sourceLocation: sourceLocation)
+        // The account works: it signs in and reads the guest's documents.
+        try await stack.withClient { client async throws in
+            #expect(try await client.signIn(email: account.email, password: password).uid == account.uid)
+            #expect(try await client.get("notes", "g2")?.text == "guest g2", sourceLocation: sourceLocation)
+        }
+    }
+}
+
+/// A member with three documents about to delete everything.
+private struct DeletionScenario {
+    let stack: RunningStack
+    let account: (uid: String, email: String)
+    let session: SessionTokens
+    let operationID = OperationID.make()
+    let recordsBefore: Int
+
+    static func prepare(_ stack: RunningStack) async throws -> DeletionScenario {
+        let account = try await makeAccount(stack, keys: ["d1", "d2", "d3"])
+        let session = try await stack.withClient { client async throws in
+            try await client.signIn(email: account.email, password: password)
+        }
+        return DeletionScenario(
+            stack: stack,
+            account: account,
+            session: session,
+            recordsBefore: try await stack.databases.deletionRecordCount()
+        )
+    }
+
+    @discardableResult
+    func delete() async throws -> UInt64 {
+        try await stack.withClient(session: session) { client in try await client.deleteAccount(operationID: operationID) }
+    }
+
+    func recoverAndCheck(sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        do {
+            #expect(try await delete() == 3, sourceLocation: sourceLocation)
+        } catch let error as FoyerError {
+            #expect(error.isAuthenticationFailure, "the retry failed with \(error)", sourceLocation: sourceLocation)
+        }
+        let report = try await stack.sweep()
+        #expect(report.errors == 0, "\(report)\n\(stack.logs())", sourceLocation: sourceLocation)
+
+        try await expectGone(account.uid, stack, sourceLocation: sourceLocation)
+        #expect(try await stack.databases.deletionRecordCount() == recordsBefore + 1, sourceLocation: sourceLocation)
+        #expect(try await stack.databases.claimCount() == 0, sourceLocation: sourceLocation)
+        try await stack.withClient { client async throws in
+            let error = await foyerFailure { try await client.signIn(email: account.email, password: password) }
+            #expect(error == .invalidCredentials, sourceLocation: sourceLocation)
+        }
+    }
+}

@@ -1,0 +1,164 @@
+import Foundation
+import FoyerAPI
+import FoyerClient
+import FoyerRPC
+import FoyerStackProcesses
+import FoyerTestSupport
+import Testing
+
+/// The five real executables started by ``withRunningStack(_:_:)``, with clients of them and direct access to
+/// their databases.
+struct RunningStack: Sendable {
+    let processes: StackProcesses
+    let databases: StackDatabases
+    /// The file every service adds to its clock (debug builds; see ServiceClock): tests move time with it.
+    let clockFile: URL
+
+    var directory: URL { processes.configuration.dataDirectory }
+
+    /// A client of the gateway on the stack's (possibly shifted) clock; the caller shuts it down.
+    func client(session: SessionTokens? = nil) -> FoyerClient {
+        var configuration = FoyerClientConfiguration(host: "127.0.0.1", port: processes.port(of: .gateway))
+        configuration.peerName = "foyer-integration-tests"
+        configuration.maxAttempts = 1
+        let clockFile = clockFile
+        configuration.now = { Date().addingTimeInterval(RunningStack.offset(clockFile)) }
+        return FoyerClient(configuration: configuration, session: session, logger: TestLogging.logger("foyer.test.client"))
+    }
+
+    /// Runs `body` with a client, shutting it down afterwards.
+    func withClient<T: Sendable>(session: SessionTokens? = nil, _ body: (FoyerClient) async throws -> T) async throws -> T {
+        let client = client(session: session)
+        do {
+            let result = try await body(client)
+            await client.shutdown()
+            return result
+        } catch {
+            await client.shutdown()
+            throw error
+        }
+    }
+
+    /// Asks cleanup for a sweep now (as `foyer cleanup sweep` does) with the cluster secret from the data directory.
+    func sweep() async throws -> SweepReport {
+        let secret = try FoyerCleanupClient.loadSecret(
+            path: processes.configuration.clusterSecretFile.path,
+            environment: [:]
+        )
+        let cleanup = FoyerCleanupClient(
+            host: "127.0.0.1",
+            port: processes.port(of: .cleanup),
+            secret: secret,
+            callTimeout: .seconds(120),
+            logger: TestLogging.logger("foyer.test.cleanup-client")
+        )
+        do {
+            let report = try await cleanup.sweep(dryRun: false)
+            await cleanup.shutdown()
+            return report
+        } catch {
+            await cleanup.shutdown()
+            throw error
+        }
+    }
+
+    /// Moves every service's clock (and the clients') to `seconds` past the real time.
+    func setClockOffset(seconds: TimeInterval) throws {
+        try "\(seconds)\n".write(to: clockFile, atomically: true, encoding: .utf8)
+    }
+
+    static func offset(_ file: URL) -> TimeInterval {
+        guard let text = try? String(contentsOf: file, encoding: .utf8) else { return 0 }
+        return TimeInterval(text.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+    }
+
+    /// Every service's log end, for a failure message.
+    func logs() -> String {
+        StackService.allCases.map { processes.logTail(of: $0, lines: 30) }.joined(separator: "\n")
+    }
+}
+
+/// How a test's stack is started.
+struct RunningStackOptions: Sendable {
+    var engine: TestEngine = .sqlite
+    /// Extra environment per service (after the test defaults below).
+    var environment: [StackService: [String: String]] = [:]
+    /// Files to write into the data directory before the services start (name to contents).
+    var files: [String: [UInt8]] = [:]
+}
+
+/// Starts the five executables over a fresh data directory (and, on PostgreSQL, fresh schemas), runs `body`, then
+/// stops them with SIGTERM, requires every one to exit 0, and removes what they stored.
+///
+/// Test settings: cleanup finishes stuck accounts at once (grace 0) and sweeps only at start and when asked;
+/// guest sign-ups are not limited per source (every test signs in from 127.0.0.1); services drain for 1 s.
+func withRunningStack<T: Sendable>(
+    _ options: RunningStackOptions = RunningStackOptions(),
+    _ body: (RunningStack) async throws -> T
+) async throws -> T {
+    let directory = FileManager.default.temporaryDirectory
+        .appendingPathComponent("foyer-integration-\(UUID().uuidString)", isDirectory: true)
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    for (name, contents) in options.files {
+        try Data(contents).write(to: directory.appendingPathComponent(name))
+    }
+    let clockFile = directory.appendingPathComponent("clock-offset")
+    try "0\n".write(to: clockFile, atomically: true, encoding: .utf8)
+
+    var configuration = StackConfiguration(
+        binDirectory: try StackProcesses.locateExecutables(),
+        dataDirectory: directory,
+        database: try stackDatabase(options.engine)
+    )
+    configuration.sharedEnvironment = [
+        "FOYER_DRAIN_SECONDS": "1",
+        "FOYER_TEST_CLOCK_FILE": clockFile.path,
+        "FOYER_LOG_LEVEL": ProcessInfo.processInfo.environment["FOYER_TEST_SERVICE_LOG_LEVEL"] ?? "info",
+    ]
+    configuration.environment = [
+        .guestQuota: ["FOYER_SIGNUPS_PER_HOUR": "1000000"],
+        .cleanup: ["FOYER_CLEANUP_GRACE_SECONDS": "0", "FOYER_CLEANUP_INTERVAL_SECONDS": "86400"],
+    ]
+    configuration.environment.merge(options.environment) { defaults, given in defaults.merging(given) { $1 } }
+
+    let processes = try await StackProcesses.start(configuration)
+    let result: T
+    do {
+        let databases = try await StackDatabases.open(configuration)
+        do {
+            result = try await body(RunningStack(processes: processes, databases: databases, clockFile: clockFile))
+        } catch {
+            try? await databases.close()
+            throw error
+        }
+        try await databases.close()
+    } catch {
+        let logs = StackService.allCases.map { processes.logTail(of: $0, lines: 30) }.joined(separator: "\n")
+        await processes.killAll()
+        await dropSchemas(configuration.database)
+        Issue.record("the stack's logs:\n\(logs)")
+        try? FileManager.default.removeItem(at: directory)
+        throw error
+    }
+    try await processes.terminate()
+    await dropSchemas(configuration.database)
+    try? FileManager.default.removeItem(at: directory)
+    return result
+}
+
+/// SQLite, or fresh schemas in the PostgreSQL database of FOYER_TEST_POSTGRES_URL.
+private func stackDatabase(_ engine: TestEngine) throws -> StackDatabase {
+    switch engine {
+    case .sqlite:
+        return .sqlite
+    case .postgres:
+        guard let url = ProcessInfo.processInfo.environment[postgresURLVariable], !url.isEmpty else {
+            throw TestDatabaseError.postgresURLMissing
+        }
+        let prefix = "it_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(12)
+        return .postgres(url: url, schemaPrefix: String(prefix))
+    }
+}
+
+/// Whether the PostgreSQL variants can run (they are skipped, saying why, when no server is configured).
+let postgresConfigured = !(ProcessInfo.processInfo.environment[postgresURLVariable] ?? "").isEmpty

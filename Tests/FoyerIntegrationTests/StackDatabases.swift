@@ -1,0 +1,146 @@
+import Foundation
+import FoyerStackProcesses
+import FoyerStorage
+import FoyerTestSupport
+import SQLKit
+
+/// Read-only access to the databases of a running stack (each service's SQLite file, or its PostgreSQL schema), to
+/// check what the services really stored rather than what they answer.
+struct StackDatabases: Sendable {
+    let identity: FoyerDatabase
+    let guestQuota: FoyerDatabase
+    let userData: FoyerDatabase
+    let cleanup: FoyerDatabase
+
+    static func open(_ configuration: StackConfiguration) async throws -> StackDatabases {
+        var opened: [FoyerDatabase] = []
+        do {
+            for service in [StackService.identity, .guestQuota, .userData, .cleanup] {
+                opened.append(try await FoyerDatabase.open(databaseConfiguration(service, configuration), logger: testDatabaseLogger))
+            }
+        } catch {
+            for database in opened { try? await database.close() }
+            throw error
+        }
+        return StackDatabases(identity: opened[0], guestQuota: opened[1], userData: opened[2], cleanup: opened[3])
+    }
+
+    func close() async throws {
+        for database in [identity, guestQuota, userData, cleanup] { try await database.close() }
+    }
+
+    private static func databaseConfiguration(
+        _ service: StackService,
+        _ configuration: StackConfiguration
+    ) throws -> DatabaseConfiguration {
+        var database: DatabaseConfiguration
+        switch configuration.database {
+        case .sqlite:
+            database = try DatabaseConfiguration.parse(
+                "sqlite:\(configuration.sqliteFile(of: service).path)",
+                dataDirectory: configuration.dataDirectory.path,
+                defaultFileName: "\(service).sqlite"
+            )
+        case .postgres(let url, _):
+            database = try DatabaseConfiguration.parse(url, dataDirectory: "", defaultFileName: "")
+            database.postgresSchema = configuration.database.schema(of: service)
+        }
+        database.limits = testDatabaseLimits()
+        database.limits.postgresPoolSize = 1
+        return database
+    }
+
+    // MARK: What is left of a user
+
+    /// Every row of every service that belongs to `uid` (by table; empty when nothing is left). Refresh tokens are
+    /// found through the user's sessions; ``orphanedRefreshTokens()`` finds those whose session is gone.
+    func traces(of uid: String) async throws -> [String: Int] {
+        let places: [(FoyerDatabase, String, String)] = [
+            (identity, "identity_users", "uid"), (identity, "identity_emails", "uid"),
+            (identity, "identity_provider_links", "uid"), (identity, "identity_sessions", "uid"),
+            (identity, "identity_guest_keys", "uid"), (identity, "identity_email_links", "uid"),
+            (identity, "identity_used_nonces", "uid"), (identity, "identity_conflict_tickets", "holder_uid"),
+            (userData, "ud_documents", "uid"),
+            (guestQuota, "gq_accounts", "uid"), (guestQuota, "gq_usage", "uid"), (guestQuota, "gq_consumptions", "uid"),
+        ]
+        var found: [String: Int] = [:]
+        for (database, table, column) in places {
+            let count = try await Self.count(database, "SELECT COUNT(*) AS n FROM \(table) WHERE \(column) = ", uid)
+            if count > 0 { found[table] = count }
+        }
+        return found
+    }
+
+    /// Refresh tokens whose session no longer exists (a deletion that forgot them).
+    func orphanedRefreshTokens() async throws -> Int {
+        try await Self.count(
+            identity,
+            "SELECT COUNT(*) AS n FROM identity_refresh_tokens WHERE session_id NOT IN (SELECT id FROM identity_sessions)"
+        )
+    }
+
+    /// `uid`'s documents as user-data stored them: "collection/key" sorted.
+    func documentKeys(of uid: String) async throws -> [String] {
+        try await userData.withConnection { sql in
+            try await sql.raw("SELECT collection, doc_key FROM ud_documents WHERE uid = \(bind: uid)").all().map {
+                try $0.decode(column: "collection", as: String.self) + "/" + $0.decode(column: "doc_key", as: String.self)
+            }
+        }.sorted()
+    }
+
+    /// `uid`'s counter as guest-quota stored it (nil when it has no row).
+    func counter(_ counter: String, of uid: String) async throws -> Int? {
+        try await guestQuota.withConnection { sql in
+            try await sql.raw("SELECT used FROM gq_usage WHERE uid = \(bind: uid) AND counter = \(bind: counter)")
+                .first()?.decode(column: "used", as: Int.self)
+        }
+    }
+
+    /// `uid`'s state in identity (`active`, `merging`, `deleting`), nil when identity no longer has it.
+    func state(of uid: String) async throws -> String? {
+        try await identity.withConnection { sql in
+            try await sql.raw("SELECT state FROM identity_users WHERE uid = \(bind: uid)").first()?
+                .decode(column: "state", as: String.self)
+        }
+    }
+
+    /// Merges of `guest` that user-data and guest-quota recorded (one each for a merge done once).
+    func mergeRecords(from guest: String) async throws -> (userData: Int, guestQuota: Int) {
+        (
+            try await Self.count(userData, "SELECT COUNT(*) AS n FROM ud_merge_ops WHERE from_uid = ", guest),
+            try await Self.count(guestQuota, "SELECT COUNT(*) AS n FROM gq_merges WHERE from_uid = ", guest)
+        )
+    }
+
+    /// Deletion records cleanup keeps (pseudonymous; one per deleted or merged user).
+    func deletionRecordCount() async throws -> Int {
+        try await Self.count(cleanup, "SELECT COUNT(*) AS n FROM cleanup_deletions")
+    }
+
+    /// Claims cleanup holds on accounts (none once sweeps are done).
+    func claimCount() async throws -> Int {
+        try await Self.count(cleanup, "SELECT COUNT(*) AS n FROM cleanup_claims")
+    }
+
+    private static func count(_ database: FoyerDatabase, _ query: String, _ uid: String? = nil) async throws -> Int {
+        try await database.withConnection { sql in
+            let statement: SQLQueryString = uid.map { "\(unsafeRaw: query)\(bind: $0)" } ?? "\(unsafeRaw: query)"
+            return try await sql.raw(statement).first()?.decode(column: "n", as: Int.self) ?? 0
+        }
+    }
+}
+
+/// Drops the schemas a PostgreSQL stack used (nothing to do on SQLite, whose files go with the directory).
+func dropSchemas(_ database: StackDatabase) async {
+    guard case .postgres(let url, _) = database,
+        var configuration = try? DatabaseConfiguration.parse(url, dataDirectory: "", defaultFileName: "")
+    else { return }
+    configuration.limits = testDatabaseLimits()
+    configuration.limits.postgresPoolSize = 1
+    guard let admin = try? await FoyerDatabase.open(configuration, logger: testDatabaseLogger) else { return }
+    for service in StackService.allCases {
+        guard let schema = database.schema(of: service) else { continue }
+        try? await admin.transaction { sql in try await sql.raw("DROP SCHEMA IF EXISTS \(ident: schema) CASCADE").run() }
+    }
+    try? await admin.close()
+}
