@@ -49,6 +49,9 @@ final class ClientConnectionHandler: ChannelInboundHandler {
     private var maxInFlight = 1
     private var lastRead = NIODeadline.now()
     private var lastCallFinished = NIODeadline.now()
+    /// When the connection last went from no calls to one: the server owes an answer from then on, so silence
+    /// before it (an idle connection) does not count against the keepalive.
+    private var busySince = NIODeadline.now()
     private var serverIdleTimeout: TimeAmount?
     private var keepalive: RepeatedTask?
     private var deadlineSweep: RepeatedTask?
@@ -176,6 +179,7 @@ final class ClientConnectionHandler: ChannelInboundHandler {
         guard written < maxInFlight || queue.count < queueMax else {
             return continuation.resume(throwing: RPCError(.overloaded, "too many calls waiting for this upstream"))
         }
+        if calls.isEmpty { busySince = .now() }
         calls[id] = Call(continuation: continuation, deadline: deadline, written: false, bytes: bytes)
         if let deadline { nextDeadline = min(nextDeadline ?? deadline, deadline) }
         gauge.add(1)
@@ -289,7 +293,7 @@ final class ClientConnectionHandler: ChannelInboundHandler {
             }
             return
         }
-        let silence = NIODeadline.now() - lastRead
+        let silence = NIODeadline.now() - max(lastRead, busySince)
         if silence >= keepaliveInterval + keepaliveTimeout {
             shutDown(reason: RPCError(.connectionLost, "server stopped answering keepalive pings"))
             context.close(promise: nil)

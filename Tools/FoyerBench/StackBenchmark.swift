@@ -29,6 +29,9 @@ struct StackBenchmark {
             try await stack.terminate()
             return report
         } catch {
+            for service in StackService.allCases {
+                FileHandle.standardError.write(Data((stack.logTail(of: service, lines: 15) + "\n").utf8))
+            }
             await stack.killAll()
             throw error
         }
