@@ -31,7 +31,7 @@ public enum LoadOutcome: Equatable, Sendable {
                 is counted under its own test address; `make run` does. Never in production.
                 """
         }
-        if error.isUnavailable, !anySucceeded {
+        if error == .unavailable, !anySucceeded {
             return "the gateway could not be reached (\(error.name): \(error.message)); is it running?"
         }
         return nil

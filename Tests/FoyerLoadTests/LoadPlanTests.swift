@@ -43,7 +43,7 @@ struct LoadPlanTests {
         ]
         for (option, make) in cases {
             let error = #expect(throws: FoyerError.self, "\(option) accepted a non-positive value") { try make() }
-            #expect(error == .invalidInput)
+            #expect(error == FoyerError.invalidInput)
             #expect(error?.message.contains(option) == true, "\(String(describing: error))")
         }
     }
