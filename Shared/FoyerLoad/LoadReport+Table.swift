@@ -55,7 +55,7 @@ extension LoadReport {
         counts.isEmpty ? "none" : counts.map { "\($0.status) \($0.count)" }.joined(separator: ", ")
     }
 
-    /// Columns padded to their widest cell: the first left-aligned, the others right-aligned.
+    /// Columns padded to their widest cell: the first left-aligned, the others right-aligned; no trailing spaces.
     static func aligned(_ table: [[String]]) -> [String] {
         let widths = table.reduce(into: [Int]()) { widths, row in
             for (column, cell) in row.enumerated() {
@@ -69,7 +69,7 @@ extension LoadReport {
                 let padding = String(repeating: " ", count: widths[column] - cell.count)
                 return column == 0 ? cell + padding : padding + cell
             }.joined(separator: "  ")
-        }
+        }.map { line in String(line.reversed().drop { $0 == " " }.reversed()) }
     }
 
     /// Nanoseconds as milliseconds with two decimals.
