@@ -59,7 +59,9 @@ extension LoadReport {
     static func aligned(_ table: [[String]]) -> [String] {
         let widths = table.reduce(into: [Int]()) { widths, row in
             for (column, cell) in row.enumerated() {
-                if column < widths.count { widths[column] = max(widths[column], cell.count) } else {
+                if column < widths.count {
+                    widths[column] = max(widths[column], cell.count)
+                } else {
                     widths.append(cell.count)
                 }
             }

@@ -41,9 +41,11 @@ struct LoadCommandTests {
             #expect(report["requestLimit"] as? Int == 50)
 
             let operations = try #require(report["operations"] as? [[String: Any]])
-            let byName = Dictionary(uniqueKeysWithValues: operations.compactMap { operation in
-                (operation["operation"] as? String).map { ($0, operation) }
-            })
+            let byName = Dictionary(
+                uniqueKeysWithValues: operations.compactMap { operation in
+                    (operation["operation"] as? String).map { ($0, operation) }
+                }
+            )
             #expect(byName.keys.sorted() == ["delete-account", "guest-sign-in", "link", "put"])
             #expect(byName["put"]?["requests"] as? Int == iterations * 22)
             #expect(count(byName["put"]?["outcomes"], "quota-exceeded") == iterations)
@@ -112,13 +114,16 @@ struct LoadCommandTests {
         }
     }
 
-    @Test("bad options are refused before anything runs", arguments: [
-        (["--scenario", "stampede"], "guest-signup, guest-journey"),
-        (["--scenario", "refresh", "--duration", "30"], "needs a unit"),
-        (["--scenario", "refresh", "--requests", "0"], "--requests"),
-        (["--scenario", "refresh", "--concurrency", "0"], "--concurrency"),
-        (["--scenario", "refresh", "--requests", "5", "--report", "chart.png"], ".html or .svg"),
-    ])
+    @Test(
+        "bad options are refused before anything runs",
+        arguments: [
+            (["--scenario", "stampede"], "guest-signup, guest-journey"),
+            (["--scenario", "refresh", "--duration", "30"], "needs a unit"),
+            (["--scenario", "refresh", "--requests", "0"], "--requests"),
+            (["--scenario", "refresh", "--concurrency", "0"], "--concurrency"),
+            (["--scenario", "refresh", "--requests", "5", "--report", "chart.png"], ".html or .svg"),
+        ]
+    )
     func refusals(arguments: [String], message: String) async throws {
         let result = try await CLI.run(["load", "--gateway", "127.0.0.1:1"] + arguments)
         #expect(result.status == 1)

@@ -44,7 +44,11 @@ struct LoadChartTests {
     @Test("an empty run still makes a valid chart")
     func empty() throws {
         let recorder = LoadRecorder()
-        let report = recorder.report(plan: try LoadPlan(scenario: .refresh), elapsed: .zero, stopReason: "stopped <early>")
+        let report = recorder.report(
+            plan: try LoadPlan(scenario: .refresh),
+            elapsed: .zero,
+            stopReason: "stopped <early>"
+        )
         _ = try XMLElements(LoadChart.svg(report))
         let page = LoadChart.html(report)
         _ = try XMLElements(page)
@@ -59,9 +63,12 @@ struct LoadChartTests {
         #expect(throws: FoyerError.invalidInput) { try LoadChart.Format(path: "run.png") }
     }
 
-    @Test("axis maxima are 1, 2 or 5 times a power of ten", arguments: [
-        (0.0, 1.0), (0.3, 0.5), (1, 1), (1.1, 2), (3, 5), (7, 10), (22, 50), (101, 200), (4999, 5000),
-    ])
+    @Test(
+        "axis maxima are 1, 2 or 5 times a power of ten",
+        arguments: [
+            (0.0, 1.0), (0.3, 0.5), (1, 1), (1.1, 2), (3, 5), (7, 10), (22, 50), (101, 200), (4999, 5000),
+        ]
+    )
     func niceCeiling(value: Double, expected: Double) {
         #expect(abs(LoadChart.niceCeiling(value) - expected) < 1e-9)
     }

@@ -12,13 +12,17 @@ struct LoadReportTests {
         for millisecond in 1...1000 { _ = histogram.record(UInt64(millisecond) * 1_000_000) }
         let summary = LatencySummary(histogram)
         // Three significant digits: within about 0.1 % of the exact value (0.2 % allowed).
-        for (value, exact) in [(summary.p50, 500e6), (summary.p90, 900e6), (summary.p99, 990e6),
-            (summary.p999, 999e6), (summary.max, 1000e6)]
-        {
+        for (value, exact) in [
+            (summary.p50, 500e6), (summary.p90, 900e6), (summary.p99, 990e6),
+            (summary.p999, 999e6), (summary.max, 1000e6),
+        ] {
             #expect(abs(Double(value) - exact) <= exact * 0.002, "\(value) is not about \(exact)")
         }
         #expect(abs(summary.mean - 500.5e6) <= 1e6)
-        #expect(LatencySummary(LatencySummary.makeHistogram()) == LatencySummary(p50: 0, p90: 0, p99: 0, p999: 0, max: 0, mean: 0))
+        #expect(
+            LatencySummary(LatencySummary.makeHistogram())
+                == LatencySummary(p50: 0, p90: 0, p99: 0, p999: 0, max: 0, mean: 0)
+        )
     }
 
     /// A report of a short guest journey: 20 writes and a refusal in second 0, a link and an error in second 1.
@@ -88,9 +92,12 @@ struct LoadReportTests {
         #expect(lines.contains("expected outcomes: quota-exceeded 1"))
     }
 
-    @Test("decimals are rounded without an exponent", arguments: [
-        (0.0, 2, "0.00"), (1.005, 1, "1.0"), (12.346, 2, "12.35"), (1e7, 1, "10000000.0"), (2.5, 0, "3"),
-    ])
+    @Test(
+        "decimals are rounded without an exponent",
+        arguments: [
+            (0.0, 2, "0.00"), (1.005, 1, "1.0"), (12.346, 2, "12.35"), (1e7, 1, "10000000.0"), (2.5, 0, "3"),
+        ]
+    )
     func decimal(value: Double, places: Int, expected: String) {
         #expect(LoadReport.decimal(value, places: places) == expected)
     }

@@ -46,10 +46,20 @@ struct LoadCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Virtual users, each running the scenario in a loop.", valueName: "users"))
     var concurrency: Int = 10
 
-    @Option(help: ArgumentHelp("Requests per second for all users together (default: as fast as answered).", valueName: "per-second"))
+    @Option(
+        help: ArgumentHelp(
+            "Requests per second for all users together (default: as fast as answered).",
+            valueName: "per-second"
+        )
+    )
     var rate: Double?
 
-    @Option(help: ArgumentHelp("Connections to the gateway, shared by the users (default: min(users, 4)).", valueName: "count"))
+    @Option(
+        help: ArgumentHelp(
+            "Connections to the gateway, shared by the users (default: min(users, 4)).",
+            valueName: "count"
+        )
+    )
     var connections: Int?
 
     @Option(help: ArgumentHelp("Documents each guest writes before merging (merge scenario).", valueName: "count"))
@@ -58,7 +68,12 @@ struct LoadCommand: AsyncParsableCommand {
     @Flag(help: "Print the report as one JSON object instead of a table.")
     var json = false
 
-    @Option(help: ArgumentHelp("Also write a chart of throughput and latency over time: FILE.html or FILE.svg.", valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "Also write a chart of throughput and latency over time: FILE.html or FILE.svg.",
+            valueName: "file"
+        )
+    )
     var report: String?
 
     @OptionGroup var global: GlobalOptions
@@ -129,7 +144,8 @@ struct LoadCommand: AsyncParsableCommand {
 struct LoadProgressLine: Sendable {
     func show(_ progress: LoadProgress) {
         let seconds = progress.elapsed.components.seconds
-        let text = "\r\u{1B}[2K  \(seconds)s  \(progress.requests) requests  \(progress.lastSecondRequests)/s  "
+        let text =
+            "\r\u{1B}[2K  \(seconds)s  \(progress.requests) requests  \(progress.lastSecondRequests)/s  "
             + "\(progress.errors) errors"
         FileHandle.standardError.write(Data(text.utf8))
     }
