@@ -268,7 +268,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
 
-        // MARK: The client library and the `foyer` command line
+        // MARK: The client library, the load-test engine and the `foyer` command line
         .target(
             name: "FoyerClient",
             dependencies: [
@@ -283,10 +283,22 @@ let package = Package(
             exclude: ["README.md"],
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "FoyerLoad",
+            dependencies: [
+                "FoyerClient",
+                "FoyerAPI",
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Shared/FoyerLoad",
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "FoyerCLI",
             dependencies: [
                 "FoyerClient",
+                "FoyerLoad",
                 "FoyerAPI",
                 "FoyerRPC",
                 "FoyerWire",
@@ -451,6 +463,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "FoyerLoadTests",
+            dependencies: ["FoyerLoad", "FoyerClient", .product(name: "Histogram", package: "hdrhistogram-swift")],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -3,11 +3,20 @@ public import FoyerAPI
 extension FoyerClient {
     /// Signs in as a new guest and adopts its session.
     ///
-    /// - Parameter idempotencyKey: a retry with the same key returns the same guest (the client makes a new one
-    ///   per call; pass your own to retry across restarts).
+    /// - Parameters:
+    ///   - idempotencyKey: a retry with the same key returns the same guest (the client makes a new one per call;
+    ///     pass your own to retry across restarts).
+    ///   - loadTestSource: LOAD TESTS ONLY: the address sign-up admission should count instead of the connection's;
+    ///     honoured only by a gateway started with `--load-test-sources`, ignored by any other.
     @discardableResult
-    public func signInAsGuest(idempotencyKey: String = OperationID.make()) async throws(FoyerError) -> SessionTokens {
-        let session = try await call(GatewayMethods.guestSignIn, GuestSignInRequest(idempotencyKey: idempotencyKey))
+    public func signInAsGuest(
+        idempotencyKey: String = OperationID.make(),
+        loadTestSource: String? = nil
+    ) async throws(FoyerError) -> SessionTokens {
+        let session = try await call(
+            GatewayMethods.guestSignIn,
+            GuestSignInRequest(idempotencyKey: idempotencyKey, loadTestSource: loadTestSource)
+        )
         adopt(session)
         return session
     }

@@ -25,8 +25,8 @@ public import Logging
 /// because the refresh token it replaces is spent.
 public actor FoyerClient {
     public nonisolated let configuration: FoyerClientConfiguration
-    private let rpc: RPCClient
-    private let logger: Logger
+    private nonisolated let rpc: RPCClient
+    private nonisolated let logger: Logger
     private let sessionDidChange: (@Sendable (SessionTokens?) -> Void)?
     private var current: SessionTokens?
     /// While a refresh is in flight: the calls waiting for its result.
@@ -45,6 +45,21 @@ public actor FoyerClient {
         self.configuration = configuration
         self.logger = logger
         self.rpc = RPCClient(configuration: configuration.rpcConfiguration(), logger: logger)
+        self.current = session
+        self.sessionDidChange = sessionDidChange
+    }
+
+    /// A client for another session over `other`'s connections, so a load generator can act as many users over a
+    /// few connections. The connections stay `other`'s: shut down `other` (once every client sharing them is done),
+    /// never this one.
+    public init(
+        sharingConnectionsOf other: FoyerClient,
+        session: SessionTokens? = nil,
+        sessionDidChange: (@Sendable (SessionTokens?) -> Void)? = nil
+    ) {
+        self.configuration = other.configuration
+        self.logger = other.logger
+        self.rpc = other.rpc
         self.current = session
         self.sessionDidChange = sessionDidChange
     }

@@ -95,6 +95,8 @@ struct StackOptions: Sendable {
     var accessTokenLifetime: Duration = .seconds(15 * 60)
     /// The gateway's tolerance for a token's `exp`; identity's stays at 60 s.
     var gatewayClockSkew: Duration = .seconds(60)
+    /// Whether the gateway lets guest sign-ins name their source address (`--load-test-sources`); off, as deployed.
+    var loadTestSources = false
 }
 
 /// Runs `body` with the whole stack started, and stops and deletes it afterwards.
@@ -188,6 +190,7 @@ private func startStack<T: Sendable>(
         )
         gatewayConfiguration.now = clock.now
         gatewayConfiguration.accessTokenClockSkew = options.gatewayClockSkew
+        gatewayConfiguration.trustClientSourceForLoadTests = options.loadTestSources
         let gateway = GatewayService.make(
             configuration: gatewayConfiguration,
             server: RPCServerConfiguration(serviceName: "gateway", clusterSecret: nil),

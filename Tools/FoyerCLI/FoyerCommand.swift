@@ -36,7 +36,7 @@ struct Foyer: AsyncParsableCommand {
             MeCommand.self, QuotaCommand.self, LinkCommand.self, ResolveCommand.self, EmailLinkCommand.self,
             SignOutCommand.self, DeleteAccountCommand.self,
             PutCommand.self, GetCommand.self, ListCommand.self, DeleteCommand.self, ExportCommand.self,
-            OutboxCommand.self, JWKSCommand.self, CleanupCommand.self,
+            OutboxCommand.self, JWKSCommand.self, CleanupCommand.self, LoadCommand.self,
         ]
     )
 }
