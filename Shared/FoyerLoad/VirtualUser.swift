@@ -60,6 +60,7 @@ struct VirtualUser: Sendable {
 
     /// Signs a new guest in and runs `body` with its client. When `body` fails, deletes the account it leaves
     /// (best effort, not recorded) if that is still a guest, or whatever it is when `always`.
+    @discardableResult
     func withNewGuest<T>(
         discardingAlways always: Bool = false,
         _ body: (FoyerClient) async throws(LoadIterationFailure) -> T
