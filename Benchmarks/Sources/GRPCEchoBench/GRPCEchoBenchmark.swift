@@ -88,7 +88,7 @@ struct GRPCEchoBenchmark {
         _ body: (EchoClient) async throws -> Result
     ) async throws -> Result {
         let transport = try HTTP2ClientTransport.Posix(
-            target: .ipv4(host: "127.0.0.1", port: port),
+            target: .ipv4(address: "127.0.0.1", port: port),
             transportSecurity: .plaintext
         )
         return try await withGRPCClient(transport: transport) { client in
