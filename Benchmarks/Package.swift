@@ -25,8 +25,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
     ],
     targets: [
-        .executableTarget(
-            name: "GRPCEchoBench",
+        // The server, client, relay and generated protobuf code, in a library so the tests can reach them.
+        .target(
+            name: "GRPCEchoBenchKit",
             dependencies: [
                 .product(name: "FoyerBenchKit", package: "Foyer"),
                 .product(name: "GRPCCore", package: "grpc-swift-2"),
@@ -36,13 +37,19 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
+            path: "Sources/GRPCEchoBenchKit",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "GRPCEchoBench",
+            dependencies: ["GRPCEchoBenchKit", .product(name: "FoyerBenchKit", package: "Foyer")],
             path: "Sources/GRPCEchoBench",
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "GRPCEchoBenchTests",
             dependencies: [
-                "GRPCEchoBench",
+                "GRPCEchoBenchKit",
                 .product(name: "FoyerBenchKit", package: "Foyer"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

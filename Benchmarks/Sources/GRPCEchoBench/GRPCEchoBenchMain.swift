@@ -1,5 +1,6 @@
 import Foundation
 import FoyerBenchKit
+import GRPCEchoBenchKit
 
 /// `grpc-echo-bench`: grpc-swift 2's numbers for the small-call load `foyer-bench` puts on Foyer's RPC.
 ///

@@ -2,7 +2,7 @@ import NIOCore
 import NIOPosix
 import Testing
 
-@testable import GRPCEchoBench
+import GRPCEchoBenchKit
 
 @Suite("ByteCountingRelay")
 struct ByteCountingRelayTests {

@@ -1,7 +1,7 @@
 import FoyerBenchKit
 import Testing
 
-@testable import GRPCEchoBench
+import GRPCEchoBenchKit
 
 @Suite("GRPCEchoBenchmark")
 struct GRPCEchoBenchmarkTests {

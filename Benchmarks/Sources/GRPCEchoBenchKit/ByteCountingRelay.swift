@@ -6,18 +6,21 @@ import Synchronization
 /// payload bytes it forwards in both directions (HTTP/2 frames and their headers, not IP or TCP headers).
 ///
 /// Used only to measure bytes on the wire per call; latency is never measured through it.
-struct ByteCountingRelay {
-    let channel: any Channel
-    let counter: ByteCounter
+public struct ByteCountingRelay {
+    private let channel: any Channel
+    /// The bytes forwarded so far.
+    public let counter: ByteCounter
 
-    var port: Int {
+    /// The loopback port the relay listens on.
+    public var port: Int {
         get throws {
             guard let port = channel.localAddress?.port else { throw BenchError.noListeningPort }
             return port
         }
     }
 
-    static func start(forwardingTo targetPort: Int) async throws -> ByteCountingRelay {
+    /// Starts listening on an ephemeral loopback port.
+    public static func start(forwardingTo targetPort: Int) async throws -> ByteCountingRelay {
         let counter = ByteCounter()
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -38,14 +41,16 @@ struct ByteCountingRelay {
         return ByteCountingRelay(channel: channel, counter: counter)
     }
 
-    func stop() async throws { try await channel.close() }
+    /// Stops accepting connections.
+    public func stop() async throws { try await channel.close() }
 }
 
 /// The running total of bytes a relay has forwarded.
-final class ByteCounter: Sendable {
+public final class ByteCounter: Sendable {
     private let total = Atomic<Int>(0)
 
-    var bytes: Int { total.load(ordering: .relaxed) }
+    /// Bytes forwarded in both directions since the relay started.
+    public var bytes: Int { total.load(ordering: .relaxed) }
 
     func add(_ count: Int) {
         total.wrappingAdd(count, ordering: .relaxed)

@@ -1,5 +1,5 @@
 /// Why a benchmark run could not finish.
-struct BenchError: Error, Equatable, CustomStringConvertible {
+public struct BenchError: Error, Equatable, CustomStringConvertible {
     private enum Code: Equatable {
         case noListeningPort
     }
@@ -7,9 +7,9 @@ struct BenchError: Error, Equatable, CustomStringConvertible {
     private let code: Code
 
     /// A server or relay came up without a bound TCP port to connect to.
-    static let noListeningPort = BenchError(code: .noListeningPort)
+    public static let noListeningPort = BenchError(code: .noListeningPort)
 
-    var description: String {
+    public var description: String {
         switch code {
         case .noListeningPort: "a listener has no bound TCP port"
         }

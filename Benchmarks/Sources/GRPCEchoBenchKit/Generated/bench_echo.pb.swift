@@ -10,7 +10,7 @@
 
 /// The call grpc-echo-bench measures: the gRPC counterpart of Foyer's built-in echo method.
 ///
-/// The Swift code in Sources/GRPCEchoBench/Generated is generated from this file and committed;
+/// The Swift code in Sources/GRPCEchoBenchKit/Generated is generated from this file and committed;
 /// Benchmarks/README.md says how to regenerate it.
 
 #if canImport(FoundationEssentials)

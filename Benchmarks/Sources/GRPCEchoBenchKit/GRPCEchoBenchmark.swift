@@ -1,27 +1,34 @@
 import Foundation
-import FoyerBenchKit
+public import FoyerBenchKit
 import GRPCCore
 import GRPCNIOTransportHTTP2Posix
 
 /// Small-call round trips over loopback through grpc-swift 2: a unary `Echo` of a protobuf message with one
 /// 32-byte `bytes` field, HTTP/2 in plaintext, one client connection, at the same in-flight levels and with the
 /// same load loop as `foyer-bench`'s Foyer and raw SwiftNIO rows.
-struct GRPCEchoBenchmark {
-    static let system = "grpc-swift-2"
+public struct GRPCEchoBenchmark {
+    public static let system = "grpc-swift-2"
 
     /// Measuring time per row.
-    let seconds: Double
+    public let seconds: Double
     /// Calls counted for the bytes-on-the-wire measurement.
-    let calibrationCalls: Int
+    public let calibrationCalls: Int
     /// In flight during the bytes-on-the-wire measurement.
-    let calibrationInFlight = 64
+    public let calibrationInFlight = 64
 
-    struct Result: Codable {
-        var rows: [RPCRow]
-        var wire: WireMeasurement
+    public init(seconds: Double, calibrationCalls: Int) {
+        self.seconds = seconds
+        self.calibrationCalls = calibrationCalls
     }
 
-    func run() async throws -> Result {
+    /// The timed rows and how their bytes per call were measured.
+    public struct Result: Codable, Sendable {
+        public var rows: [RPCRow]
+        public var wire: WireMeasurement
+    }
+
+    /// Starts the server, measures bytes per call, then each in-flight level.
+    public func run() async throws -> Result {
         let transport = HTTP2ServerTransport.Posix(
             address: .ipv4(host: "127.0.0.1", port: 0),
             transportSecurity: .plaintext,

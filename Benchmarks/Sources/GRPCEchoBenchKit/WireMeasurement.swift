@@ -1,16 +1,17 @@
 /// Bytes on the wire per call, measured by relaying a run of calls through a ``ByteCountingRelay``.
-struct WireMeasurement: Codable, Sendable {
+public struct WireMeasurement: Codable, Sendable {
     /// Calls made while counting.
-    var calls: Int
+    public var calls: Int
     /// In flight during the count.
-    var inFlight: Int
+    public var inFlight: Int
     /// TCP payload bytes forwarded in both directions during those calls.
-    var bytes: Int
+    public var bytes: Int
 
-    var bytesPerCall: Int { calls > 0 ? Int((Double(bytes) / Double(calls)).rounded()) : 0 }
+    /// Bytes per call, rounded to the nearest byte.
+    public var bytesPerCall: Int { calls > 0 ? Int((Double(bytes) / Double(calls)).rounded()) : 0 }
 
     /// How the number was obtained, for the table's footnote and the JSON report.
-    var method: String {
+    public var method: String {
         "measured: \(calls) calls at \(inFlight) in flight through a byte-counting loopback TCP relay; "
             + "\(bytes) TCP payload bytes both ways / \(calls) calls = \(bytesPerCall) B/call "
             + "(HTTP/2 frames with HPACK headers, gRPC length prefixes, protobuf, WINDOW_UPDATE and PING frames; "
