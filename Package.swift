@@ -28,6 +28,8 @@ let package = Package(
         .executable(name: "foyer", targets: ["FoyerCLI"]),
         .library(name: "FoyerClient", targets: ["FoyerClient"]),
         .executable(name: "foyer-bench", targets: ["FoyerBench"]),
+        // The load, latency recorder and table shared with the gRPC comparison in Benchmarks/.
+        .library(name: "FoyerBenchKit", targets: ["FoyerBenchKit"]),
         .executable(name: "foyer-fuzz", targets: ["FoyerFuzz"]),
     ],
     dependencies: [
@@ -314,9 +316,19 @@ let package = Package(
         .target(name: "FoyerStackProcesses", path: "Shared/FoyerStackProcesses", swiftSettings: swiftSettings),
 
         // MARK: Tools
+        .target(
+            name: "FoyerBenchKit",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ],
+            path: "Tools/FoyerBenchKit",
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "FoyerBench",
             dependencies: [
+                "FoyerBenchKit",
                 "FoyerRPC",
                 "FoyerAPI",
                 "FoyerClient",
@@ -329,7 +341,6 @@ let package = Package(
                 "CFoyerLZ4",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tools/FoyerBench",

@@ -1,3 +1,4 @@
+import FoyerBenchKit
 import Foundation
 
 /// Everything one `foyer-bench` run measured, printable as tables and writable as JSON.
@@ -10,27 +11,16 @@ struct BenchReport: Codable {
 
     func printRPC() {
         print("RPC small-call round trips over loopback (one connection, 32-byte echo)")
-        print(row(["in flight", "system", "calls/s", "p50 µs", "p99 µs", "wire B/call", "vs raw echo"], widths: [9, 13, 11, 9, 9, 11, 11]))
-        for level in Set(rpc.map(\.inFlight)).sorted() {
-            let raw = rpc.first { $0.system == "raw-nio-echo" && $0.inFlight == level }
-            for entry in rpc where entry.inFlight == level {
-                let ratio = raw.map { String(format: "%.2f×", entry.callsPerSecond / $0.callsPerSecond) } ?? "-"
-                print(row([
-                    "\(level)", entry.system, String(format: "%.0f", entry.callsPerSecond),
-                    String(format: "%.0f", entry.p50Microseconds), String(format: "%.0f", entry.p99Microseconds),
-                    "\(entry.bytesOnWirePerCall)", ratio,
-                ], widths: [9, 13, 11, 9, 9, 11, 11]))
-            }
-        }
+        BenchTable.rpcLines(rpc).forEach { print($0) }
         print("")
     }
 
     func printLZ4() {
         print("LZ4: the wire codec (BodyCompression) against liblz4 called directly, MB/s")
         let widths = [8, 10, 12, 12, 7, 12, 12, 7]
-        print(row(["bytes", "→ bytes", "codec comp", "liblz4 comp", "ratio", "codec dec", "liblz4 dec", "ratio"], widths: widths))
+        print(BenchTable.row(["bytes", "→ bytes", "codec comp", "liblz4 comp", "ratio", "codec dec", "liblz4 dec", "ratio"], widths: widths))
         for entry in lz4 {
-            print(row([
+            print(BenchTable.row([
                 "\(entry.payloadBytes)", "\(entry.compressedBytes)",
                 String(format: "%.0f", entry.codecCompressMBps), String(format: "%.0f", entry.liblz4CompressMBps),
                 String(format: "%.2f", entry.codecCompressMBps / entry.liblz4CompressMBps),
@@ -100,12 +90,6 @@ struct BenchReport: Codable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         return try encoder.encode(self)
-    }
-
-    private func row(_ cells: [String], widths: [Int]) -> String {
-        zip(cells, widths).map { cell, width in
-            String(repeating: " ", count: max(0, width - cell.count)) + cell
-        }.joined(separator: "  ")
     }
 }
 

@@ -1,3 +1,4 @@
+import FoyerBenchKit
 import FoyerRPC
 import FoyerWire
 import Logging
@@ -8,9 +9,6 @@ import NIOPosix
 /// `RPCServer`, one connection, cluster-secret authentication, compression negotiated) against a raw SwiftNIO
 /// length-prefixed echo on one connection, at 1, 64 and 256 calls in flight.
 struct RPCBenchmark {
-    static let inFlightLevels = [1, 64, 256]
-    static let payloadByteCount = 32
-
     let seconds: Double
 
     func run() async throws -> [RPCRow] {
@@ -35,14 +33,14 @@ struct RPCBenchmark {
             configuration.connectionsMax = 1
             configuration.maxInFlightPerConnection = 512
             let client = RPCClient(configuration: configuration, logger: logger)
-            let body = RawBody(ByteBuffer(repeating: 0x5A, count: Self.payloadByteCount))
+            let body = RawBody(ByteBuffer(repeating: 0x5A, count: RPCLoad.payloadByteCount))
             _ = try await client.call(BuiltinMethods.echo, body)
             var rows: [RPCRow] = []
-            for level in Self.inFlightLevels {
-                let latencies = try await Self.drive(inFlight: level, seconds: seconds) {
+            for level in RPCLoad.inFlightLevels {
+                let latencies = try await RPCLoad.drive(inFlight: level, seconds: seconds) {
                     _ = try await client.call(BuiltinMethods.echo, body)
                 }
-                rows.append(RPCRow(system: "foyer", inFlight: level, seconds: seconds, latencies: latencies, bytesOnWirePerCall: 2 * (FrameHeader.byteCount + Self.payloadByteCount)))
+                rows.append(RPCRow(system: "foyer", inFlight: level, seconds: seconds, latencies: latencies, bytesOnWirePerCall: 2 * (FrameHeader.byteCount + RPCLoad.payloadByteCount)))
             }
             await client.shutdown()
             group.cancelAll()
@@ -50,34 +48,12 @@ struct RPCBenchmark {
         }
     }
 
-    /// Runs `call` from `inFlight` tasks in a loop for `seconds`, recording each call's latency.
-    static func drive(inFlight: Int, seconds: Double, _ call: @escaping @Sendable () async throws -> Void) async throws -> LatencyRecorder {
-        let end = NIODeadline.now() + .nanoseconds(Int64(seconds * 1e9))
-        return try await withThrowingTaskGroup(of: LatencyRecorder.self) { group in
-            for _ in 0..<inFlight {
-                group.addTask {
-                    var recorder = LatencyRecorder()
-                    while true {
-                        let start = NIODeadline.now()
-                        guard start < end else { break }
-                        try await call()
-                        recorder.record(since: start)
-                    }
-                    return recorder
-                }
-            }
-            var total = LatencyRecorder()
-            for try await recorder in group { total.merge(recorder) }
-            return total
-        }
-    }
-
     private func measureRawEcho() async throws -> [RPCRow] {
         let server = try await RawEchoServer.start()
         var rows: [RPCRow] = []
-        for level in Self.inFlightLevels {
-            let latencies = try await RawEchoClient.measure(port: server.port, inFlight: level, payloadByteCount: Self.payloadByteCount, seconds: seconds)
-            rows.append(RPCRow(system: "raw-nio-echo", inFlight: level, seconds: seconds, latencies: latencies, bytesOnWirePerCall: 2 * (4 + Self.payloadByteCount)))
+        for level in RPCLoad.inFlightLevels {
+            let latencies = try await RawEchoClient.measure(port: server.port, inFlight: level, payloadByteCount: RPCLoad.payloadByteCount, seconds: seconds)
+            rows.append(RPCRow(system: "raw-nio-echo", inFlight: level, seconds: seconds, latencies: latencies, bytesOnWirePerCall: 2 * (4 + RPCLoad.payloadByteCount)))
         }
         try await server.stop()
         return rows

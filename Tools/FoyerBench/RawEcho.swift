@@ -1,3 +1,4 @@
+import FoyerBenchKit
 import NIOCore
 import NIOPosix
 
