@@ -4,8 +4,10 @@ SHELL := /bin/bash
 
 SWIFT ?= swift
 CONFIGURATION ?= debug
-# Quick benchmark sizes by default; `make bench BENCH_FLAGS=--full` for the long run.
+# Quick benchmark sizes by default; `make bench BENCH_FLAGS=--full` for the long run (under 10 minutes once
+# built); BENCH_GRPC=0 skips the gRPC comparison (its separate package takes a while to build the first time).
 BENCH_FLAGS ?=
+BENCH_GRPC ?= 1
 FUZZ_SECONDS ?= 60
 DEB_PACKAGES := liblz4-dev libssl-dev libsqlite3-dev postgresql pkg-config
 
@@ -45,9 +47,15 @@ run: deps ## Build in release mode and start the stack on loopback (Ctrl-C stops
 	scripts/run-stack.sh
 
 .PHONY: bench
-bench: deps ## Print every benchmark table (RPC, LZ4, end to end, cleanup, memory) and write bench-results.json
+bench: deps ## Print every benchmark table (RPC vs raw NIO and gRPC, LZ4, end to end, cleanup, memory); write bench-results.json
 	$(SWIFT) build -c release
+ifeq ($(BENCH_GRPC),0)
 	.build/release/foyer-bench --json bench-results.json $(BENCH_FLAGS)
+else
+	$(SWIFT) build -c release --package-path Benchmarks --product grpc-echo-bench
+	Benchmarks/.build/release/grpc-echo-bench --json .build/grpc-bench.json $(if $(findstring --full,$(BENCH_FLAGS)),--seconds 5,)
+	.build/release/foyer-bench --grpc .build/grpc-bench.json --json bench-results.json $(BENCH_FLAGS)
+endif
 
 .PHONY: fuzz
 fuzz: deps ## Fuzz the frame and body decoders with libFuzzer for FUZZ_SECONDS (default 60)

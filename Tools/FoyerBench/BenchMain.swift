@@ -1,4 +1,5 @@
 import Foundation
+import FoyerBenchKit
 import Logging
 
 /// `foyer-bench`: prints Foyer's numbers on this machine, each beside its comparison measured in the same run.

@@ -33,24 +33,24 @@ struct BenchReport: Codable {
     func printMessageMix() {
         print("\nBytes on the wire per message (frame header included), without and with LZ4")
         let widths = [26, 10, 10, 7]
-        print(row(["message", "plain", "LZ4", "saved"], widths: widths))
+        print(BenchTable.row(["message", "plain", "LZ4", "saved"], widths: widths))
         for entry in messageMix {
-            print(row([
+            print(BenchTable.row([
                 entry.message, "\(entry.plainBytes)", "\(entry.compressedBytes)", String(format: "%.0f%%", entry.saved * 100),
             ], widths: widths))
         }
         let plain = messageMix.map(\.plainBytes).reduce(0, +)
         let compressed = messageMix.map(\.compressedBytes).reduce(0, +)
-        print(row(["the mix, one of each", "\(plain)", "\(compressed)", String(format: "%.0f%%", (1 - Double(compressed) / Double(max(plain, 1))) * 100)], widths: widths))
+        print(BenchTable.row(["the mix, one of each", "\(plain)", "\(compressed)", String(format: "%.0f%%", (1 - Double(compressed) / Double(max(plain, 1))) * 100)], widths: widths))
     }
 
     func printStack() {
         guard let stack else { return }
         print("\nEnd to end: the five executables built beside foyer-bench, on loopback, SQLite, \(stack.sizes.concurrency) calls in flight")
         let widths = [22, 12, 9, 8, 10, 9, 9]
-        print(row(["operation", "via", "ok", "failed", "per s", "p50 ms", "p99 ms"], widths: widths))
+        print(BenchTable.row(["operation", "via", "ok", "failed", "per s", "p50 ms", "p99 ms"], widths: widths))
         for entry in stack.throughput {
-            print(row([
+            print(BenchTable.row([
                 entry.name, entry.path, "\(entry.succeeded)", "\(entry.failed)", String(format: "%.0f", entry.perSecond),
                 entry.p50Milliseconds.map { String(format: "%.2f", $0) } ?? "-",
                 entry.p99Milliseconds.map { String(format: "%.2f", $0) } ?? "-",
@@ -63,26 +63,26 @@ struct BenchReport: Codable {
         }
         print("")
         let operationWidths = [22, 10, 10, 24, 10]
-        print(row(["operation", "documents", "ms", "beside", "ms"], widths: operationWidths))
+        print(BenchTable.row(["operation", "documents", "ms", "beside", "ms"], widths: operationWidths))
         for entry in stack.operations {
-            print(row([
+            print(BenchTable.row([
                 entry.name, "\(entry.documents)", String(format: "%.0f", entry.milliseconds), entry.comparison ?? "-",
                 entry.comparisonMilliseconds.map { String(format: "%.0f", $0) } ?? "-",
             ], widths: operationWidths))
         }
         print("")
         let cleanupWidths = [22, 14, 10, 8, 10]
-        print(row(["expired guests", "sign-ins (s)", "sweep (s)", "sweeps", "guests/s"], widths: cleanupWidths))
+        print(BenchTable.row(["expired guests", "sign-ins (s)", "sweep (s)", "sweeps", "guests/s"], widths: cleanupWidths))
         for entry in stack.cleanup {
-            print(row([
+            print(BenchTable.row([
                 "\(entry.guests)", String(format: "%.1f", entry.signInSeconds), String(format: "%.1f", entry.sweepSeconds),
                 "\(entry.sweeps)", String(format: "%.0f", entry.guestsPerSecond),
             ], widths: cleanupWidths))
         }
         print("")
-        print(row(["service", "peak RSS MiB"], widths: [22, 14]))
+        print(BenchTable.row(["service", "peak RSS MiB"], widths: [22, 14]))
         for entry in stack.peakMemory {
-            print(row([entry.service, String(format: "%.1f", entry.peakMiB)], widths: [22, 14]))
+            print(BenchTable.row([entry.service, String(format: "%.1f", entry.peakMiB)], widths: [22, 14]))
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import FoyerAPI
+import FoyerBenchKit
 import FoyerClient
 import FoyerGuestQuota
 import FoyerIdentity
