@@ -344,6 +344,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Shared/FoyerTestSupport",
+            exclude: ["identity_check.py"],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "FoyerLZ4Tests", dependencies: ["FoyerLZ4"], swiftSettings: swiftSettings),
@@ -397,7 +398,6 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            exclude: ["identity_check.py"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

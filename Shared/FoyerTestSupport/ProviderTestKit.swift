@@ -1,16 +1,24 @@
-import Foundation
-import FoyerAPI
-import FoyerCrypto
-import FoyerTestSupport
+// A stand-in for Sign in with Apple and Google, for any test target: keys generated in the test, ID tokens signed
+// with them, the JWKS the provider would publish, and the nonce an app keeps.
+//
+// - `TestIdentityProvider`: keys and signatures made by Python's `cryptography` (identity_check.py, next to this
+//   file), so the services verify real RS256/ES256 signatures made by an outside implementation.
+// - `IDTokenClaims`: what a provider puts in its ID token.
+// - `JWKSEndpoint`: what a loopback provider serves at its JWKS URL (with `LoopbackHTTPServer`).
+// - `TestNonce`: the raw nonce an app keeps and the hashed `nonce` claim.
+
+public import Foundation
+public import FoyerCrypto
 import Synchronization
 
 /// The claims of a test ID token (what Apple and Google put in theirs, as far as identity reads them).
-struct IDTokenClaims: Encodable, Sendable {
-    enum Flag: Encodable, Sendable {
+public struct IDTokenClaims: Encodable, Sendable {
+    /// `email_verified`, which Apple sends as a string and Google as a boolean.
+    public enum Flag: Encodable, Sendable {
         case bool(Bool)
         case string(String)
 
-        func encode(to encoder: any Encoder) throws {
+        public func encode(to encoder: any Encoder) throws {
             var container = encoder.singleValueContainer()
             switch self {
             case .bool(let value): try container.encode(value)
@@ -19,25 +27,50 @@ struct IDTokenClaims: Encodable, Sendable {
         }
     }
 
-    var iss: String
-    var sub: String
-    var aud: String
-    var exp: Int64
-    var iat: Int64
-    var nbf: Int64?
-    var nonce: String?
-    var email: String?
-    var email_verified: Flag?
-    var hd: String?
+    public var iss: String
+    public var sub: String
+    public var aud: String
+    public var exp: Int64
+    public var iat: Int64
+    public var nbf: Int64?
+    public var nonce: String?
+    public var email: String?
+    public var email_verified: Flag?
+    public var hd: String?
+
+    public init(
+        iss: String,
+        sub: String,
+        aud: String,
+        exp: Int64,
+        iat: Int64,
+        nbf: Int64? = nil,
+        nonce: String? = nil,
+        email: String? = nil,
+        email_verified: Flag? = nil,
+        hd: String? = nil
+    ) {
+        self.iss = iss
+        self.sub = sub
+        self.aud = aud
+        self.exp = exp
+        self.iat = iat
+        self.nbf = nbf
+        self.nonce = nonce
+        self.email = email
+        self.email_verified = email_verified
+        self.hd = hd
+    }
 }
 
 /// A stand-in identity provider: its keys are generated in the test (by Python's `cryptography`, through
 /// identity_check.py) and its tokens signed with them, so the service verifies real RS256/ES256 signatures.
-struct TestIdentityProvider: Sendable {
-    struct Key: Codable, Sendable {
-        var kid: String
-        var alg: String
-        var pem: String?
+public struct TestIdentityProvider: Sendable {
+    /// One signing key: its id, `RS256` or `ES256`, and its private key (PKCS#8 PEM) once generated.
+    public struct Key: Codable, Sendable {
+        public var kid: String
+        public var alg: String
+        public var pem: String?
     }
 
     private struct TokenSpec: Encodable {
@@ -57,16 +90,18 @@ struct TestIdentityProvider: Sendable {
         var tokens: [String]
     }
 
-    let keys: [Key]
-    let jwks: JWKSet
+    public let keys: [Key]
+    /// The public keys, as the provider publishes them.
+    public let jwks: JWKSet
 
-    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+    /// identity_check.py, which also checks Foyer's own access tokens with PyJWT (`verify`).
+    public static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
         "identity_check.py"
     )
 
     /// New keys: `(kid, "RS256" | "ES256")`. The same key ids give the same keys within a test run (each test has
     /// its own service, so sharing them costs nothing and saves key generation).
-    static func generate(_ keys: [(String, String)]) async throws -> TestIdentityProvider {
+    public static func generate(_ keys: [(String, String)]) async throws -> TestIdentityProvider {
         try await ProviderKeyCache.shared.provider(for: keys)
     }
 
@@ -76,15 +111,15 @@ struct TestIdentityProvider: Sendable {
     }
 
     /// The JWKS as JSON, as the provider would serve it.
-    var jwksJSON: [UInt8] { (try? jwks.jsonBytes()) ?? [] }
+    public var jwksJSON: [UInt8] { (try? jwks.jsonBytes()) ?? [] }
 
     /// Signs one token per claims with the key `kid` (the header can be overridden, e.g. its `alg`).
-    func sign(_ claims: [IDTokenClaims], kid: String, header: [String: String]? = nil) async throws -> [String] {
+    public func sign(_ claims: [IDTokenClaims], kid: String, header: [String: String]? = nil) async throws -> [String] {
         try await Self.run(Request(keys: keys, tokens: claims.map { TokenSpec(kid: kid, claims: $0, header: header) }))
             .tokens
     }
 
-    func sign(_ claims: IDTokenClaims, kid: String, header: [String: String]? = nil) async throws -> String {
+    public func sign(_ claims: IDTokenClaims, kid: String, header: [String: String]? = nil) async throws -> String {
         try await sign([claims], kid: kid, header: header)[0]
     }
 
@@ -119,7 +154,7 @@ private actor ProviderKeyCache {
 }
 
 /// What a loopback "provider" serves at its JWKS URL, changeable during a test.
-final class JWKSEndpoint: Sendable {
+public final class JWKSEndpoint: Sendable {
     private struct State {
         var status = 200
         var body: [UInt8] = []
@@ -128,15 +163,19 @@ final class JWKSEndpoint: Sendable {
 
     private let state = Mutex(State())
 
-    init(_ body: [UInt8]) {
+    public init(_ body: [UInt8]) {
         state.withLock { $0.body = body }
     }
 
-    func serve(_ body: [UInt8]) { state.withLock { $0.body = body } }
-    func fail(_ status: Int = 503) { state.withLock { $0.status = status } }
-    func recover() { state.withLock { $0.status = 200 } }
+    /// Serves `body` from now on.
+    public func serve(_ body: [UInt8]) { state.withLock { $0.body = body } }
+    /// Answers `status` with no body from now on, as a provider having an outage would.
+    public func fail(_ status: Int = 503) { state.withLock { $0.status = status } }
+    /// Serves the keys again.
+    public func recover() { state.withLock { $0.status = 200 } }
 
-    func response(_ request: LoopbackHTTPServer.Request) -> LoopbackHTTPServer.Response {
+    /// The answer to `request` (a `LoopbackHTTPServer` handler).
+    public func response(_ request: LoopbackHTTPServer.Request) -> LoopbackHTTPServer.Response {
         state.withLock { state in
             var headers = ["Content-Type": "application/json"]
             if let cacheControl = state.cacheControl { headers["Cache-Control"] = cacheControl }
@@ -146,11 +185,17 @@ final class JWKSEndpoint: Sendable {
 }
 
 /// The raw nonce an app keeps and the `nonce` claim it asks the provider for: lowercase hex of its SHA-256.
-struct TestNonce {
-    let raw = Base64URL.encode(SecureRandom.bytes(count: 24))
-    var hashed: String { SHA256.hash(Array(raw.utf8)).map { String(format: "%02x", $0) }.joined() }
+public struct TestNonce: Sendable {
+    public let raw = Base64URL.encode(SecureRandom.bytes(count: 24))
+    /// The `nonce` claim: lowercase hex of the SHA-256 of `raw`.
+    public var hashed: String { SHA256.hash(Array(raw.utf8)).map { String(format: "%02x", $0) }.joined() }
+
+    public init() {}
 }
 
-let appleIssuer = "https://appleid.apple.com"
-let appleAudience = "com.example.app"
-let googleAudience = "1234-test.apps.googleusercontent.com"
+/// Sign in with Apple's issuer.
+public let appleIssuer = "https://appleid.apple.com"
+/// The app's bundle id, the audience of test Apple tokens.
+public let appleAudience = "com.example.app"
+/// The app's OAuth client id, the audience of test Google tokens.
+public let googleAudience = "1234-test.apps.googleusercontent.com"
