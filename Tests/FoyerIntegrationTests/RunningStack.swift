@@ -16,6 +16,9 @@ struct RunningStack: Sendable {
 
     var directory: URL { processes.configuration.dataDirectory }
 
+    /// The stack's clock: the real time shifted by ``setClockOffset(seconds:)``.
+    var now: Date { Date().addingTimeInterval(RunningStack.offset(clockFile)) }
+
     /// A client of the gateway on the stack's (possibly shifted) clock; the caller shuts it down.
     func client(session: SessionTokens? = nil) -> FoyerClient {
         var configuration = FoyerClientConfiguration(host: "127.0.0.1", port: processes.port(of: .gateway))
@@ -85,6 +88,9 @@ struct RunningStackOptions: Sendable {
     var environment: [StackService: [String: String]] = [:]
     /// Files to write into the data directory before the services start (name to contents).
     var files: [String: [UInt8]] = [:]
+    /// Runs in the fresh data directory before the services start, for what must be made then (keys a service
+    /// reads at start); returns environment to add per service (after `environment`), e.g. a written file's path.
+    var prepare: (@Sendable (_ directory: URL) async throws -> [StackService: [String: String]])?
 }
 
 /// Starts the five executables over a fresh data directory (and, on PostgreSQL, fresh schemas), runs `body`, then
@@ -99,8 +105,15 @@ func withRunningStack<T: Sendable>(
     let directory = FileManager.default.temporaryDirectory
         .appendingPathComponent("foyer-integration-\(UUID().uuidString)", isDirectory: true)
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    for (name, contents) in options.files {
-        try Data(contents).write(to: directory.appendingPathComponent(name))
+    let prepared: [StackService: [String: String]]
+    do {
+        for (name, contents) in options.files {
+            try Data(contents).write(to: directory.appendingPathComponent(name))
+        }
+        prepared = try await options.prepare?(directory) ?? [:]
+    } catch {
+        try? FileManager.default.removeItem(at: directory)
+        throw error
     }
     let clockFile = directory.appendingPathComponent("clock-offset")
     try "0\n".write(to: clockFile, atomically: true, encoding: .utf8)
@@ -119,7 +132,9 @@ func withRunningStack<T: Sendable>(
         .guestQuota: ["FOYER_SIGNUPS_PER_HOUR": "1000000"],
         .cleanup: ["FOYER_CLEANUP_GRACE_SECONDS": "0", "FOYER_CLEANUP_INTERVAL_SECONDS": "86400"],
     ]
-    configuration.environment.merge(options.environment) { defaults, given in defaults.merging(given) { $1 } }
+    for extra in [options.environment, prepared] {
+        configuration.environment.merge(extra) { defaults, given in defaults.merging(given) { $1 } }
+    }
 
     let processes = try await StackProcesses.start(configuration)
     let result: T
