@@ -141,15 +141,42 @@ public struct TestIdentityProvider: Sendable {
 
 /// Test providers by key specification, generated once per test run.
 private actor ProviderKeyCache {
+    private enum Entry {
+        case ready(TestIdentityProvider)
+        /// Being generated; these callers wait for the same keys (suites run in parallel, and a second set of keys
+        /// under the same ids would not match the JWKS a service was given).
+        case generating([CheckedContinuation<TestIdentityProvider, any Error>])
+    }
+
     static let shared = ProviderKeyCache()
-    private var providers: [String: TestIdentityProvider] = [:]
+    private var entries: [String: Entry] = [:]
 
     func provider(for keys: [(String, String)]) async throws -> TestIdentityProvider {
         let name = keys.map { "\($0.0):\($0.1)" }.joined(separator: ",")
-        if let provider = providers[name] { return provider }
-        let provider = try await TestIdentityProvider.generateFresh(keys)
-        providers[name] = provider
-        return provider
+        switch entries[name] {
+        case .ready(let provider):
+            return provider
+        case .generating:
+            return try await withCheckedThrowingContinuation { continuation in
+                if case .generating(let waiters) = entries[name] {
+                    entries[name] = .generating(waiters + [continuation])
+                } else if case .ready(let provider) = entries[name] {
+                    continuation.resume(returning: provider)
+                }
+            }
+        case nil:
+            entries[name] = .generating([])
+            let result: Result<TestIdentityProvider, any Error>
+            do {
+                result = .success(try await TestIdentityProvider.generateFresh(keys))
+            } catch {
+                result = .failure(error)
+            }
+            guard case .generating(let waiters) = entries[name] else { return try result.get() }
+            entries[name] = try? .ready(result.get())
+            for waiter in waiters { waiter.resume(with: result) }
+            return try result.get()
+        }
     }
 }
 
