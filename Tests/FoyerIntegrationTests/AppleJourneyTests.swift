@@ -20,12 +20,17 @@ struct AppleJourneyTests {
 
 @Suite(
     "Sign in with Apple through the real executables (PostgreSQL)",
-    .enabled(if: postgresConfigured, "FOYER_TEST_POSTGRES_URL is not set; start one with scripts/throwaway-postgres.sh"),
+    .enabled(
+        if: postgresConfigured,
+        "FOYER_TEST_POSTGRES_URL is not set; start one with scripts/throwaway-postgres.sh"
+    ),
     .sharedStack(.withStandInApple(engine: .postgres))
 )
 struct PostgresAppleJourneyTests {
     @Test("link") func link() async throws { try await appleLinkJourney(SharedStack.get()) }
-    @Test("conflict, then merge") func conflictThenMerge() async throws { try await appleConflictJourney(SharedStack.get()) }
+    @Test("conflict, then merge") func conflictThenMerge() async throws {
+        try await appleConflictJourney(SharedStack.get())
+    }
     @Test("sign in again") func signInAgain() async throws { try await appleSignInAgainJourney(SharedStack.get()) }
     @Test("refusals") func refusals() async throws { try await appleRefusalsJourney(SharedStack.get()) }
 }

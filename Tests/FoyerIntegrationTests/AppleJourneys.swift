@@ -52,7 +52,8 @@ enum StandInApple {
     }
 
     /// A fresh token for `subject` with a fresh nonce, as the credential the app sends.
-    static func freshCredential(_ stack: RunningStack, subject: String, kid: String = rsaKey) async throws -> Credential {
+    static func freshCredential(_ stack: RunningStack, subject: String, kid: String = rsaKey) async throws -> Credential
+    {
         let nonce = TestNonce()
         return credential(try await token(stack, subject: subject, nonce: nonce, kid: kid), nonce)
     }
@@ -61,7 +62,11 @@ enum StandInApple {
 /// A guest holding `notes` documents `keys` (each valued "account <key>") links the Apple identity `subject`.
 ///
 /// - Returns: the guest's uid and what the link answered.
-func makeAppleAccount(_ stack: RunningStack, subject: String, keys: [String]) async throws -> (uid: String, linked: LinkResult) {
+func makeAppleAccount(
+    _ stack: RunningStack,
+    subject: String,
+    keys: [String]
+) async throws -> (uid: String, linked: LinkResult) {
     try await stack.withClient { client async throws in
         let guest = try await client.signInAsGuest()
         for key in keys { try await client.put("notes", key, "account \(key)") }
@@ -151,7 +156,9 @@ func appleSignInAgainJourney(_ stack: RunningStack) async throws {
         #expect(try await client.get("notes", "kept")?.text == "account kept")
     }
     try await stack.withClient { client async throws in
-        let newcomer = try await client.signIn(with: try await StandInApple.freshCredential(stack, subject: StandInApple.newSubject()))
+        let newcomer = try await client.signIn(
+            with: try await StandInApple.freshCredential(stack, subject: StandInApple.newSubject())
+        )
         #expect(newcomer.uid != account.uid)
         #expect(!newcomer.isAnonymous)
         #expect(try await client.listAll("notes").isEmpty)
@@ -165,8 +172,15 @@ func appleRefusalsJourney(_ stack: RunningStack) async throws {
     let account = try await makeAppleAccount(stack, subject: subject, keys: [])
     try await stack.withClient { client async throws in
         let nonce = TestNonce()
-        let otherApp = try await StandInApple.token(stack, subject: subject, nonce: nonce, audience: "com.example.other-app")
-        let wrongAudience = await foyerFailure { try await client.signIn(with: StandInApple.credential(otherApp, nonce)) }
+        let otherApp = try await StandInApple.token(
+            stack,
+            subject: subject,
+            nonce: nonce,
+            audience: "com.example.other-app"
+        )
+        let wrongAudience = await foyerFailure {
+            try await client.signIn(with: StandInApple.credential(otherApp, nonce))
+        }
         #expect(wrongAudience?.status == IdentityStatus.wrongAudience, "\(String(describing: wrongAudience))")
         #expect(wrongAudience?.name == "wrong-audience")
 
@@ -179,8 +193,14 @@ func appleRefusalsJourney(_ stack: RunningStack) async throws {
         let first = try await StandInApple.token(stack, subject: subject, nonce: once)
         let second = try await StandInApple.token(stack, subject: subject, nonce: once, kid: StandInApple.ecKey)
         #expect(try await client.signIn(with: StandInApple.credential(first, once)).uid == account.uid)
-        #expect(await foyerFailure { try await client.signIn(with: StandInApple.credential(first, once)) } == .nonceAlreadyUsed)
-        #expect(await foyerFailure { try await client.signIn(with: StandInApple.credential(second, once)) } == .nonceAlreadyUsed)
+        #expect(
+            await foyerFailure { try await client.signIn(with: StandInApple.credential(first, once)) }
+                == .nonceAlreadyUsed
+        )
+        #expect(
+            await foyerFailure { try await client.signIn(with: StandInApple.credential(second, once)) }
+                == .nonceAlreadyUsed
+        )
 
         let kept = TestNonce()
         let token = try await StandInApple.token(stack, subject: subject, nonce: kept)
