@@ -13,13 +13,7 @@ import Glibc
 /// service a step calls killed before the operation starts. Then the crashed service restarts, the client retries
 /// with the same operation id, cleanup sweeps (grace 0), and the databases must hold nothing of the deleted or
 /// merged user and the account's documents and counters exactly once.
-@Suite(
-    "Kill at each step of merge and delete-everything",
-    .serialized,
-    // Cheap password hashing (debug builds): each case hashes or verifies about four passwords, which is not what
-    // it checks; at the default cost they were two thirds of the suite's time.
-    .sharedStack(RunningStackOptions(environment: [.identity: ["FOYER_TEST_SCRYPT_LOG_N": "10"]]))
-)
+@Suite("Kill at each step of merge and delete-everything", .serialized, .sharedStack())
 struct FaultTests {
     static let mergePoints = [
         "merge.afterBeginMerge", "merge.afterUserData", "merge.afterGuestQuota", "merge.afterRecord",

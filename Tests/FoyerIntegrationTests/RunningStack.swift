@@ -97,7 +97,10 @@ struct RunningStackOptions: Sendable {
 /// stops them with SIGTERM, requires every one to exit 0, and removes what they stored.
 ///
 /// Test settings: cleanup finishes stuck accounts at once (grace 0) and sweeps only at start and when asked;
-/// guest sign-ups are not limited per source (every test signs in from 127.0.0.1); services drain for 1 s.
+/// guest sign-ups are not limited per source (every test signs in from 127.0.0.1); services drain for 1 s; identity
+/// hashes passwords with scrypt N = 2^10 (`FOYER_TEST_SCRYPT_LOG_N`, debug builds): at the default 2^17, the
+/// suites' stacks running side by side on a small loaded machine spent seconds per hash and calls passed their
+/// deadlines, and no suite here checks the cost of hashing.
 func withRunningStack<T: Sendable>(
     _ options: RunningStackOptions = RunningStackOptions(),
     _ body: (RunningStack) async throws -> T
@@ -129,6 +132,7 @@ func withRunningStack<T: Sendable>(
         "FOYER_LOG_LEVEL": ProcessInfo.processInfo.environment["FOYER_TEST_SERVICE_LOG_LEVEL"] ?? "info",
     ]
     configuration.environment = [
+        .identity: ["FOYER_TEST_SCRYPT_LOG_N": "10"],
         .guestQuota: ["FOYER_SIGNUPS_PER_HOUR": "1000000"],
         .cleanup: ["FOYER_CLEANUP_GRACE_SECONDS": "0", "FOYER_CLEANUP_INTERVAL_SECONDS": "86400"],
     ]
