@@ -367,6 +367,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Shared/FoyerTestSupport",
+            exclude: ["identity_check.py"],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "FoyerLZ4Tests", dependencies: ["FoyerLZ4"], swiftSettings: swiftSettings),
@@ -420,7 +421,6 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            exclude: ["identity_check.py"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

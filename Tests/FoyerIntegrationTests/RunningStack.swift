@@ -16,6 +16,9 @@ struct RunningStack: Sendable {
 
     var directory: URL { processes.configuration.dataDirectory }
 
+    /// The stack's clock: the real time shifted by ``setClockOffset(seconds:)``.
+    var now: Date { Date().addingTimeInterval(RunningStack.offset(clockFile)) }
+
     /// A client of the gateway on the stack's (possibly shifted) clock; the caller shuts it down.
     func client(session: SessionTokens? = nil) -> FoyerClient {
         var configuration = FoyerClientConfiguration(host: "127.0.0.1", port: processes.port(of: .gateway))
@@ -85,13 +88,19 @@ struct RunningStackOptions: Sendable {
     var environment: [StackService: [String: String]] = [:]
     /// Files to write into the data directory before the services start (name to contents).
     var files: [String: [UInt8]] = [:]
+    /// Runs in the fresh data directory before the services start, for what must be made then (keys a service
+    /// reads at start); returns environment to add per service (after `environment`), e.g. a written file's path.
+    var prepare: (@Sendable (_ directory: URL) async throws -> [StackService: [String: String]])?
 }
 
 /// Starts the five executables over a fresh data directory (and, on PostgreSQL, fresh schemas), runs `body`, then
 /// stops them with SIGTERM, requires every one to exit 0, and removes what they stored.
 ///
 /// Test settings: cleanup finishes stuck accounts at once (grace 0) and sweeps only at start and when asked;
-/// guest sign-ups are not limited per source (every test signs in from 127.0.0.1); services drain for 1 s.
+/// guest sign-ups are not limited per source (every test signs in from 127.0.0.1); services drain for 1 s; identity
+/// hashes passwords with scrypt N = 2^10 (`FOYER_TEST_SCRYPT_LOG_N`, debug builds): at the default 2^17, the
+/// suites' stacks running side by side on a small loaded machine spent seconds per hash and calls passed their
+/// deadlines, and no suite here checks the cost of hashing.
 func withRunningStack<T: Sendable>(
     _ options: RunningStackOptions = RunningStackOptions(),
     _ body: (RunningStack) async throws -> T
@@ -99,8 +108,15 @@ func withRunningStack<T: Sendable>(
     let directory = FileManager.default.temporaryDirectory
         .appendingPathComponent("foyer-integration-\(UUID().uuidString)", isDirectory: true)
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    for (name, contents) in options.files {
-        try Data(contents).write(to: directory.appendingPathComponent(name))
+    let prepared: [StackService: [String: String]]
+    do {
+        for (name, contents) in options.files {
+            try Data(contents).write(to: directory.appendingPathComponent(name))
+        }
+        prepared = try await options.prepare?(directory) ?? [:]
+    } catch {
+        try? FileManager.default.removeItem(at: directory)
+        throw error
     }
     let clockFile = directory.appendingPathComponent("clock-offset")
     try "0\n".write(to: clockFile, atomically: true, encoding: .utf8)
@@ -116,10 +132,13 @@ func withRunningStack<T: Sendable>(
         "FOYER_LOG_LEVEL": ProcessInfo.processInfo.environment["FOYER_TEST_SERVICE_LOG_LEVEL"] ?? "info",
     ]
     configuration.environment = [
+        .identity: ["FOYER_TEST_SCRYPT_LOG_N": "10"],
         .guestQuota: ["FOYER_SIGNUPS_PER_HOUR": "1000000"],
         .cleanup: ["FOYER_CLEANUP_GRACE_SECONDS": "0", "FOYER_CLEANUP_INTERVAL_SECONDS": "86400"],
     ]
-    configuration.environment.merge(options.environment) { defaults, given in defaults.merging(given) { $1 } }
+    for extra in [options.environment, prepared] {
+        configuration.environment.merge(extra) { defaults, given in defaults.merging(given) { $1 } }
+    }
 
     let processes = try await StackProcesses.start(configuration)
     let result: T

@@ -72,7 +72,23 @@ struct IdentityCommand: AsyncParsableCommand {
         configuration.mailer = try Self.mailer(mailer ?? ServiceOptions.environment("FOYER_MAILER") ?? "outbox")
         configuration.apple = provider(.apple, appleAudiences, "FOYER_APPLE_AUDIENCES", appleJWKSFile, "FOYER_APPLE_JWKS_FILE")
         configuration.google = provider(.google, googleAudiences, "FOYER_GOOGLE_AUDIENCES", googleJWKSFile, "FOYER_GOOGLE_JWKS_FILE")
+        if let logN = try testScryptLogN() { configuration.password.scrypt.logN = logN }
         return configuration
+    }
+
+    /// `FOYER_TEST_SCRYPT_LOG_N`, debug builds only: a cheaper scrypt N (2^value) for integration tests that hash
+    /// many passwords, as the in-process tests configure. A release build refuses to start with it set, so a
+    /// deployment can never run with weakened password hashing.
+    private func testScryptLogN() throws -> UInt8? {
+        guard let text = ServiceOptions.environment("FOYER_TEST_SCRYPT_LOG_N") else { return nil }
+        #if DEBUG
+        guard let logN = UInt8(text), logN >= 10, logN <= 17 else {
+            throw ValidationError("FOYER_TEST_SCRYPT_LOG_N must be a number from 10 to 17")
+        }
+        return logN
+        #else
+        throw ValidationError("FOYER_TEST_SCRYPT_LOG_N is for tests of debug builds only; unset it")
+        #endif
     }
 
     private enum Provider { case apple, google }

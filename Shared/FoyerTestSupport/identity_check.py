@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Outside implementations for the identity tests, driven by ProviderTestKit.swift and PyJWTCrossCheckTests.swift.
+"""Outside implementations for the tests, driven by ProviderTestKit.swift (next to this file) and by the identity
+tests' PyJWTCrossCheckTests.swift.
 
 Reads one JSON request on stdin, writes one JSON response on stdout. Two commands (first argument):
 
