@@ -52,6 +52,8 @@ final class ClientConnectionHandler: ChannelInboundHandler {
     /// When the connection last went from no calls to one: the server owes an answer from then on, so silence
     /// before it (an idle connection) does not count against the keepalive.
     private var busySince = NIODeadline.now()
+    /// When the last keepalive PING went out; answered once anything has been read after it.
+    private var pingSentAt: NIODeadline?
     private var serverIdleTimeout: TimeAmount?
     private var keepalive: RepeatedTask?
     private var deadlineSweep: RepeatedTask?
@@ -156,7 +158,10 @@ final class ClientConnectionHandler: ChannelInboundHandler {
         serverIdleTimeout = ack.idleTimeoutMilliseconds == 0 ? nil : .milliseconds(Int64(ack.idleTimeoutMilliseconds))
         context.triggerUserOutboundEvent(FrameReader.HandshakeCompleted(), promise: nil)
         let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
-        keepalive = context.eventLoop.scheduleRepeatedTask(initialDelay: keepaliveInterval, delay: keepaliveInterval) { _ in
+        // Checked several times per interval, so a timer firing a little late never turns one unanswered-looking
+        // period into a lost connection.
+        let checkEvery = TimeAmount.nanoseconds(max(min(keepaliveInterval, keepaliveTimeout).nanoseconds / 4, 10_000_000))
+        keepalive = context.eventLoop.scheduleRepeatedTask(initialDelay: checkEvery, delay: checkEvery) { _ in
             loopBound.value.checkKeepalive()
         }
         // One sweep every 10 ms instead of a timer per call: deadlines fire at most 10 ms late.
@@ -293,12 +298,16 @@ final class ClientConnectionHandler: ChannelInboundHandler {
             }
             return
         }
-        let silence = NIODeadline.now() - max(lastRead, busySince)
-        if silence >= keepaliveInterval + keepaliveTimeout {
-            shutDown(reason: RPCError(.connectionLost, "server stopped answering keepalive pings"))
-            context.close(promise: nil)
-        } else if silence >= keepaliveInterval {
+        let now = NIODeadline.now()
+        if let sent = pingSentAt, sent >= lastRead {
+            // A PING is out and nothing has come back since.
+            if now - sent >= keepaliveTimeout {
+                shutDown(reason: RPCError(.connectionLost, "server stopped answering keepalive pings"))
+                context.close(promise: nil)
+            }
+        } else if now - max(lastRead, busySince) >= keepaliveInterval {
             nextPingID &+= 1
+            pingSentAt = now
             write(.ping(id: nextPingID), context: context)
         }
     }
