@@ -439,34 +439,14 @@ struct CleanupRow: Codable {
     var signInSeconds: Double
     var sweepSeconds: Double
     var sweeps: Int
-    var guestsPerSecond: Double { sweepSeconds > 0 ? Double(guests) / sweepSeconds : 0 }
+    var guestsPerSecond: Double
 
     init(guests: Int, signInSeconds: Double, sweepSeconds: Double, sweeps: Int) {
         self.guests = guests
         self.signInSeconds = signInSeconds
         self.sweepSeconds = sweepSeconds
         self.sweeps = sweeps
-    }
-
-    enum CodingKeys: String, CodingKey { case guests, signInSeconds, sweepSeconds, sweeps, guestsPerSecond }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(guests, forKey: .guests)
-        try container.encode(signInSeconds, forKey: .signInSeconds)
-        try container.encode(sweepSeconds, forKey: .sweepSeconds)
-        try container.encode(sweeps, forKey: .sweeps)
-        try container.encode(guestsPerSecond, forKey: .guestsPerSecond)
-    }
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.init(
-            guests: try container.decode(Int.self, forKey: .guests),
-            signInSeconds: try container.decode(Double.self, forKey: .signInSeconds),
-            sweepSeconds: try container.decode(Double.self, forKey: .sweepSeconds),
-            sweeps: try container.decode(Int.self, forKey: .sweeps)
-        )
+        self.guestsPerSecond = sweepSeconds > 0 ? Double(guests) / sweepSeconds : 0
     }
 }
 
