@@ -80,6 +80,84 @@ public struct AccountOperations: Sendable {
         return documents.deleted
     }
 
+    /// `deleteEverything` for up to `Batch.countMax` users at once, each step one batch call for all of them (the
+    /// inactivity clean-up deletes thousands of guests per sweep, and one commit per step instead of one per user
+    /// is what makes that fast).
+    ///
+    /// Identity's `beginDeleteBatch` answers each user on its own: a refused user (`guest-still-active`,
+    /// `user-not-found`, …) is left alone and answered with the refusal; the others go through steps 2–5 together.
+    /// A failure after step 1 fails the call and leaves those users `deleting`, which running the batch again (or
+    /// cleanup's recovery, one by one) finishes, exactly as after a failure of `deleteEverything`.
+    ///
+    /// - Returns: per user, in order, the documents deleted by this run or identity's refusal.
+    public func deleteEverything(
+        _ users: [UserOperation],
+        reason: DeletionReason,
+        idleBeforeMilliseconds: UInt64? = nil,
+        options: CallOptions = CallOptions()
+    ) async throws -> [Result<UInt64, RPCError>] {
+        guard (1...Batch<Empty>.countMax).contains(users.count) else {
+            throw RPCError.invalidArgument("a batch deletion holds 1-\(Batch<Empty>.countMax) users, not \(users.count)")
+        }
+        let begun = try await identity.call(
+            IdentityMethods.beginDeleteBatch,
+            Batch(users.map { BeginDeleteRequest(uid: $0.uid, operationID: $0.operationID, idleBeforeMilliseconds: idleBeforeMilliseconds) }),
+            options: options
+        )
+        let results = try Self.refusals(begun, for: users, from: "identity")
+        let marked = users.indices.filter { results[$0] == nil }.map { users[$0] }
+        FaultPoint.deleteAfterBeginDelete.reached()
+        guard !marked.isEmpty else { return results.map { .failure($0!) } }
+
+        try await recorder.recordDeletions(marked, reason: reason, options: options)
+        FaultPoint.deleteAfterRecord.reached()
+        let uids = marked.map(\.uid)
+        let documents = try await userData.call(
+            UserDataMethods.deleteAllBatch,
+            Batch(uids.map(DeleteAllDocumentsRequest.init(uid:))),
+            options: options
+        ).elements
+        guard documents.count == uids.count else { throw Self.miscounted("user-data", documents.count, uids.count) }
+        FaultPoint.deleteAfterUserData.reached()
+        let quotas = try await guestQuota.call(
+            GuestQuotaMethods.deleteAllBatch,
+            Batch(uids.map(QuotaDeleteAllRequest.init(uid:))),
+            options: options
+        ).elements
+        guard quotas.count == uids.count else { throw Self.miscounted("guest-quota", quotas.count, uids.count) }
+        FaultPoint.deleteAfterGuestQuota.reached()
+        let finished = try await identity.call(
+            IdentityMethods.finishDeleteBatch,
+            Batch(marked.map { IdentityOperationRequest(uid: $0.uid, operationID: $0.operationID) }),
+            options: options
+        )
+        let finishRefusals = try Self.refusals(finished, for: marked, from: "identity")
+        FaultPoint.deleteAfterFinishDelete.reached()
+
+        var deleted = [String: Result<UInt64, RPCError>](minimumCapacity: marked.count)
+        for (index, user) in marked.enumerated() {
+            deleted[user.uid] = finishRefusals[index].map { .failure($0) } ?? .success(documents[index].deleted)
+        }
+        logger.info(
+            "accounts deleted",
+            metadata: ["batch.size": "\(users.count)", "batch.deleted": "\(finishRefusals.count { $0 == nil })", "deletion.reason": "\(reason)"]
+        )
+        return users.indices.map { index in
+            if let refusal = results[index] { return .failure(refusal) }
+            return deleted[users[index].uid] ?? .failure(RPCError(.internal, "lost track of a user in a batch deletion"))
+        }
+    }
+
+    /// Each element's refusal (nil when done), checking that the answer has one outcome per user.
+    private static func refusals(_ answer: Batch<BatchOutcome>, for users: [UserOperation], from service: String) throws -> [RPCError?] {
+        guard answer.elements.count == users.count else { throw miscounted(service, answer.elements.count, users.count) }
+        return answer.elements.map { outcome in outcome.status.map { RPCError($0, outcome.message) } }
+    }
+
+    private static func miscounted(_ service: String, _ answered: Int, _ asked: Int) -> RPCError {
+        RPCError(.internal, "\(service) answered \(answered) outcomes to a batch of \(asked)")
+    }
+
     /// Merges guest `guest` into account `account`.
     ///
     /// 1. identity `beginMerge`: the guest goes to `merging(into: account)` and its sessions are revoked;
@@ -139,10 +217,32 @@ public struct AccountOperations: Sendable {
     }
 }
 
+/// A user and the id of the operation that works on it: one element of a batch operation.
+public struct UserOperation: Sendable, Hashable {
+    public var uid: String
+    public var operationID: String
+
+    public init(uid: String, operationID: String) {
+        self.uid = uid
+        self.operationID = operationID
+    }
+}
+
 /// Where deletions are recorded: cleanup's own store inside cleanup, an RPC call to cleanup elsewhere.
 public protocol DeletionRecorder: Sendable {
     /// Records that `uid` was (or is being) deleted; idempotent under `operationID`.
     func recordDeletion(uid: String, operationID: String, reason: DeletionReason, options: CallOptions) async throws
+
+    /// Records several deletions; the default records them one by one.
+    func recordDeletions(_ users: [UserOperation], reason: DeletionReason, options: CallOptions) async throws
+}
+
+extension DeletionRecorder {
+    public func recordDeletions(_ users: [UserOperation], reason: DeletionReason, options: CallOptions) async throws {
+        for user in users {
+            try await recordDeletion(uid: user.uid, operationID: user.operationID, reason: reason, options: options)
+        }
+    }
 }
 
 /// Records deletions by calling the cleanup service.

@@ -143,6 +143,44 @@ struct AccountTests {
     }
 
     @Test(
+        "deleteAllBatch deletes every listed account in one call, answers each in order, leaves the others alone",
+        arguments: TestEngine.allCases
+    )
+    func deleteAllBatch(engine: TestEngine) async throws {
+        try await withGuestQuota(engine) { quota async throws in
+            let guests = [try await quota.open(), try await quota.open(), try await quota.open()]
+            let member = try await quota.open(plan: "member")
+            let kept = try await quota.open()
+            for uid in guests + [member, kept] { _ = try await quota.consume(uid, "documents", 2, key: "k") }
+            #expect(try await quota.liveGuests() == 4)
+            let uids = [guests[0], member, testUID(), guests[1], guests[2], guests[0]]
+            let request = Batch(uids.map(QuotaDeleteAllRequest.init(uid:)))
+            let deleted = try await quota.client.call(GuestQuotaMethods.deleteAllBatch, request)
+            #expect(
+                deleted.elements == [
+                    QuotaDeleteAllResponse(existed: true, wasGuest: true),
+                    QuotaDeleteAllResponse(existed: true, wasGuest: false),
+                    QuotaDeleteAllResponse(existed: false, wasGuest: false),
+                    QuotaDeleteAllResponse(existed: true, wasGuest: true),
+                    QuotaDeleteAllResponse(existed: true, wasGuest: true),
+                    QuotaDeleteAllResponse(existed: false, wasGuest: false),
+                ]
+            )
+            #expect(try await quota.liveGuests() == 1)
+            #expect(try await quota.used(kept) == 2)
+            for uid in guests + [member] {
+                await expectStatus(GuestQuotaStatus.accountNotFound) { try await quota.used(uid) }
+            }
+            let again = try await quota.client.call(GuestQuotaMethods.deleteAllBatch, request)
+            #expect(again.elements.allSatisfy { !$0.existed })
+            #expect(try await quota.liveGuests() == 1)
+            await expectStatus(.invalidArgument) {
+                try await quota.client.call(GuestQuotaMethods.deleteAllBatch, Batch<QuotaDeleteAllRequest>([]))
+            }
+        }
+    }
+
+    @Test(
         "the live-guest count stays exact through opens, upgrades, merges and deletions racing each other",
         arguments: TestEngine.allCases
     )

@@ -79,9 +79,9 @@ struct ContractTests {
             GuestQuotaMethods.admitSignup.id, GuestQuotaMethods.openAccount.id, GuestQuotaMethods.changePlan.id,
             GuestQuotaMethods.consume.id, GuestQuotaMethods.refund.id, GuestQuotaMethods.usage.id,
             GuestQuotaMethods.feature.id, GuestQuotaMethods.merge.id, GuestQuotaMethods.deleteAll.id,
-            GuestQuotaMethods.stats.id, GuestQuotaMethods.release.id,
+            GuestQuotaMethods.stats.id, GuestQuotaMethods.release.id, GuestQuotaMethods.deleteAllBatch.id,
         ]
-        #expect(ids == Array(0x0201...0x020B))
+        #expect(ids == Array(0x0201...0x020C))
         #expect(ids.allSatisfy { ServiceRange.guestQuota.contains(methodID: $0) })
         #expect(Set(GuestQuotaStatus.all.map(\.rawValue)).count == GuestQuotaStatus.all.count)
         for status in GuestQuotaStatus.all {

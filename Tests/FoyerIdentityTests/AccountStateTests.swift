@@ -295,4 +295,88 @@ struct AccountStateTests {
             #expect(all.accounts[1].operationID == "d")
         }
     }
+
+    @Test(
+        "Batch deletion: each user answered on its own in one call; the idle guests are marked and then removed, the others untouched; both repeat harmlessly",
+        arguments: TestEngine.allCases
+    )
+    func batchDelete(engine: TestEngine) async throws {
+        try await withIdentity(engine) { identity in
+            let idle = [try await identity.newGuest(), try await identity.newGuest(), try await identity.newGuest()]
+            let member = try await identity.newGuest()
+            _ = try await identity.call(
+                IdentityMethods.linkPassword,
+                LinkPasswordRequest(uid: member.uid, email: "kept@example.com", password: "member password")
+            )
+            identity.clock.advance(by: .seconds(3600))
+            let active = try await identity.newGuest()
+            let cutoff = UInt64(identity.clock.now().addingTimeInterval(-60).timeIntervalSince1970 * 1000)
+            _ = try await identity.call(
+                IdentityMethods.beginDelete,
+                BeginDeleteRequest(uid: idle[2].uid, operationID: "someone-else")
+            )
+
+            let requests = [
+                BeginDeleteRequest(uid: idle[0].uid, operationID: "ttl-0", idleBeforeMilliseconds: cutoff),
+                BeginDeleteRequest(uid: member.uid, operationID: "ttl-m", idleBeforeMilliseconds: cutoff),
+                BeginDeleteRequest(uid: idle[1].uid, operationID: "ttl-1", idleBeforeMilliseconds: cutoff),
+                BeginDeleteRequest(uid: active.uid, operationID: "ttl-a", idleBeforeMilliseconds: cutoff),
+                BeginDeleteRequest(uid: "no-such-user", operationID: "ttl-x", idleBeforeMilliseconds: cutoff),
+                BeginDeleteRequest(uid: idle[2].uid, operationID: "ttl-2", idleBeforeMilliseconds: cutoff),
+            ]
+            let begun = try await identity.call(IdentityMethods.beginDeleteBatch, Batch(requests))
+            let expected: [RPCStatus?] = [
+                nil, IdentityStatus.guestStillActive, nil, IdentityStatus.guestStillActive, IdentityStatus.userNotFound,
+                IdentityStatus.operationConflict,
+            ]
+            #expect(begun.elements.map(\.status) == expected)
+            #expect(begun.elements[0].message.isEmpty && !begun.elements[1].message.isEmpty)
+            #expect(try await identity.call(IdentityMethods.beginDeleteBatch, Batch(requests)) == begun)
+            // The hour has expired the access tokens; the sessions tell.
+            for guest in idle[0...1] {
+                #expect(
+                    await status {
+                        try await identity.call(
+                            IdentityMethods.refreshSession,
+                            RefreshSessionRequest(refreshToken: guest.refreshToken)
+                        )
+                    } == IdentityStatus.tokenRevoked
+                )
+            }
+            for user in [member, active] {
+                _ = try await identity.call(
+                    IdentityMethods.refreshSession,
+                    RefreshSessionRequest(refreshToken: user.refreshToken)
+                )
+            }
+
+            let finishes = [
+                IdentityOperationRequest(uid: idle[0].uid, operationID: "ttl-0"),
+                IdentityOperationRequest(uid: idle[1].uid, operationID: "ttl-1"),
+                IdentityOperationRequest(uid: idle[2].uid, operationID: "ttl-2"),
+                IdentityOperationRequest(uid: member.uid, operationID: "ttl-m"),
+            ]
+            let finished = try await identity.call(IdentityMethods.finishDeleteBatch, Batch(finishes))
+            #expect(
+                finished.elements.map(\.status)
+                    == [nil, nil, IdentityStatus.operationConflict, IdentityStatus.operationConflict]
+            )
+            for guest in idle[0...1] { #expect(try await traces(identity, uid: guest.uid) == [:]) }
+            #expect(try await traces(identity, uid: idle[2].uid)["identity_users.uid"] == 1)
+            #expect(try await traces(identity, uid: member.uid, email: "kept@example.com")["identity_emails.uid"] == 1)
+            // Finished operations answer done again; a user never begun is not found.
+            let again = try await identity.call(IdentityMethods.finishDeleteBatch, Batch(Array(finishes[0...1])))
+            #expect(again.elements == [.done, .done])
+            let unknown = try await identity.call(
+                IdentityMethods.finishDeleteBatch,
+                Batch([IdentityOperationRequest(uid: "no-such-user", operationID: "ttl-x")])
+            )
+            #expect(unknown.elements.map(\.status) == [IdentityStatus.userNotFound])
+            #expect(
+                await status {
+                    try await identity.call(IdentityMethods.beginDeleteBatch, Batch<BeginDeleteRequest>([]))
+                } == .invalidArgument
+            )
+        }
+    }
 }

@@ -147,6 +147,28 @@ struct WireMessageTests {
         #expect(throws: WireError.invalidValue) { try VerifyAccessTokenRequest(decoding: requirement) }
     }
 
+    @Test("Batches round-trip, answer outcomes by status, and refuse more than 1000 elements before reading them")
+    func batches() throws {
+        try roundTrip(
+            Batch([
+                BeginDeleteRequest(uid: "u1", operationID: "ttl-1", idleBeforeMilliseconds: 5),
+                BeginDeleteRequest(uid: "u2", operationID: "ttl-2"),
+            ])
+        )
+        try roundTrip(Batch([IdentityOperationRequest(uid: "u", operationID: "op")]))
+        try roundTrip(Batch([BatchOutcome.done, BatchOutcome(status: IdentityStatus.guestStillActive, message: "busy")]))
+        try roundTrip(Batch<BatchOutcome>([]))
+        let long = BatchOutcome(status: IdentityStatus.userNotFound, message: String(repeating: "x", count: 2000))
+        #expect(try BatchOutcome(decoding: long.encoded()).message.utf8.count == BatchOutcome.messageByteCountMax)
+
+        var over = ByteBuffer()
+        over.writeVarint(UInt64(Batch<IdentityOperationRequest>.countMax + 1))
+        for _ in 0...Batch<IdentityOperationRequest>.countMax {
+            IdentityOperationRequest(uid: "u", operationID: "o").encode(into: &over)
+        }
+        #expect(throws: WireError.self) { try Batch<IdentityOperationRequest>(decoding: over) }
+    }
+
     @Test("Method ids lie in identity's range, are unique, and statuses are rejections or not-processed in 0x1nn")
     func idsAndStatuses() {
         let ids: [UInt16] = [
@@ -158,6 +180,7 @@ struct WireMessageTests {
             IdentityMethods.linkProvider.id, IdentityMethods.redeemConflictTicket.id, IdentityMethods.beginMerge.id,
             IdentityMethods.finishMerge.id, IdentityMethods.beginDelete.id, IdentityMethods.finishDelete.id,
             IdentityMethods.listStuckAccounts.id, IdentityMethods.listExpiredGuests.id,
+            IdentityMethods.beginDeleteBatch.id, IdentityMethods.finishDeleteBatch.id,
         ]
         #expect(Set(ids).count == ids.count)
         #expect(ids.allSatisfy { ServiceRange.identity.contains(methodID: $0) })

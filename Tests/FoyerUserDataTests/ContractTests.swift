@@ -79,8 +79,9 @@ struct ContractTests {
         let ids = [
             UserDataMethods.put.id, UserDataMethods.get.id, UserDataMethods.list.id, UserDataMethods.delete.id,
             UserDataMethods.count.id, UserDataMethods.merge.id, UserDataMethods.deleteAll.id, UserDataMethods.export.id,
+            UserDataMethods.deleteAllBatch.id,
         ]
-        #expect(ids == Array(0x0301...0x0308))
+        #expect(ids == Array(0x0301...0x0309))
         #expect(ids.allSatisfy { ServiceRange.userData.contains(methodID: $0) })
         #expect(Set(UserDataStatus.all.map(\.rawValue)).count == UserDataStatus.all.count)
         for status in UserDataStatus.all {

@@ -110,4 +110,30 @@ struct InterruptionTests {
             #expect(try await data.exportAll(uid).documents.isEmpty)
         }
     }
+
+    @Test(
+        "deleteAllBatch deletes the documents of every listed uid across transactions, answers each in order, and keeps the others",
+        arguments: TestEngine.allCases
+    )
+    func deleteAllBatchOfUsers(engine: TestEngine) async throws {
+        try await withUserData(engine, configure: { $0.deleteBatchSize = 4 }) { data async throws in
+            let uids = (0..<4).map { _ in testUID() }
+            let keep = testUID()
+            // 0, 3, 1 and 9 documents: the nine of the last uid span several transactions.
+            for (uid, count) in zip(uids, [3, 1, 0, 9]) {
+                for index in 0..<count { try await data.put(uid, "c\(index % 2)", "k\(index)", "x") }
+            }
+            try await data.put(keep, "c0", "k0", "kept")
+            let request = Batch((uids + [uids[0]]).map(DeleteAllDocumentsRequest.init(uid:)))
+            let deleted = try await data.client.call(UserDataMethods.deleteAllBatch, request)
+            #expect(deleted.elements.map(\.deleted) == [3, 1, 0, 9, 0])
+            for uid in uids { #expect(try await data.count(uid) == 0) }
+            #expect(try await data.text(keep, "c0", "k0") == "kept")
+            let again = try await data.client.call(UserDataMethods.deleteAllBatch, request)
+            #expect(again.elements.map(\.deleted) == [0, 0, 0, 0, 0])
+            await expectStatus(.invalidArgument) {
+                try await data.client.call(UserDataMethods.deleteAllBatch, Batch<DeleteAllDocumentsRequest>([]))
+            }
+        }
+    }
 }

@@ -43,7 +43,7 @@ struct CleanupCommand: AsyncParsableCommand {
     var batchSize: Int?
     @Option(help: "Pages per sweep and kind of work. (env: FOYER_CLEANUP_PAGES_PER_SWEEP; default: 10)")
     var pagesPerSweep: Int?
-    @Option(help: "Expired guests deleted at once, 1–64. (env: FOYER_CLEANUP_DELETION_CONCURRENCY; default: 8)")
+    @Option(help: "Batches each page of expired guests is split into, deleted at once, 1–64. (env: FOYER_CLEANUP_DELETION_CONCURRENCY; default: 8)")
     var deletionConcurrency: Int?
     @Option(help: "Days deletion records are kept. (env: FOYER_CLEANUP_RETENTION_DAYS; default: 400)")
     var retentionDays: Int?

@@ -27,7 +27,8 @@ public struct CleanupConfiguration: Sendable {
     /// Pages per sweep and per kind of work, so a sweep handles at most `batchSize * pagesPerSweep` expired guests
     /// and as many stuck accounts, and deletes at most that many old records. Default 10.
     public var pagesPerSweep: Int = 10
-    /// Expired guests of one page deleted at once (each its own delete-everything). Default 8: the steps are
+    /// Batches of expired guests deleted at once: each page is split into this many batches, each deleted with
+    /// one batch call per step and service (one commit per step for the whole batch). Default 8: the steps are
     /// round trips to three services, so a few in flight keep them busy without crowding out clients' calls.
     public var deletionConcurrency: Int = 8
     /// How long a deletion record is kept; older ones are removed by the sweep. Default 400 days.

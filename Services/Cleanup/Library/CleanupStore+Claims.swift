@@ -10,24 +10,40 @@ import SQLKit
 extension CleanupStore {
     /// Claims `subject` for `replica`: true if this replica may work on it now.
     func claim(subject: String, replica: String, now: Date, staleBefore: Date) async throws -> Bool {
+        try await claim(subjects: [subject], replica: replica, now: now, staleBefore: staleBefore) == [subject]
+    }
+
+    /// Claims each of `subjects` for `replica` in one transaction; answers those this replica may work on now.
+    func claim(subjects: [String], replica: String, now: Date, staleBefore: Date) async throws -> Set<String> {
         try await database.transaction { sql in
-            try await sql.raw(
-                """
-                INSERT INTO cleanup_claims (subject, replica, claimed_at)
-                VALUES (\(bind: subject), \(bind: replica), \(SQLTimestamp(now)))
-                ON CONFLICT (subject) DO UPDATE SET replica = excluded.replica, claimed_at = excluded.claimed_at
-                WHERE cleanup_claims.claimed_at < \(SQLTimestamp(staleBefore))
-                RETURNING subject
-                """
-            ).first() != nil
+            var won: Set<String> = []
+            for subject in subjects {
+                let row = try await sql.raw(
+                    """
+                    INSERT INTO cleanup_claims (subject, replica, claimed_at)
+                    VALUES (\(bind: subject), \(bind: replica), \(SQLTimestamp(now)))
+                    ON CONFLICT (subject) DO UPDATE SET replica = excluded.replica, claimed_at = excluded.claimed_at
+                    WHERE cleanup_claims.claimed_at < \(SQLTimestamp(staleBefore))
+                    RETURNING subject
+                    """
+                ).first()
+                if row != nil { won.insert(subject) }
+            }
+            return won
         }
     }
 
     /// Gives up `replica`'s claim on `subject` (a claim another replica has taken over stays).
     func release(subject: String, replica: String) async throws {
+        try await release(subjects: [subject], replica: replica)
+    }
+
+    /// Gives up `replica`'s claims on `subjects` in one statement.
+    func release(subjects: [String], replica: String) async throws {
+        guard !subjects.isEmpty else { return }
         try await database.transaction { sql in
             try await sql.raw(
-                "DELETE FROM cleanup_claims WHERE subject = \(bind: subject) AND replica = \(bind: replica)"
+                "DELETE FROM cleanup_claims WHERE subject IN (\(binds: subjects)) AND replica = \(bind: replica)"
             ).run()
         }
     }

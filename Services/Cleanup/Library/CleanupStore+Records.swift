@@ -15,15 +15,31 @@ extension CleanupStore {
     ) async throws
         -> Bool
     {
+        try await recordDeletions([(subject: subject, operationKey: operationKey)], reason: reason, at: time) == 1
+    }
+
+    /// `recordDeletion` of several accounts in one transaction; returns how many rows were added.
+    @discardableResult
+    func recordDeletions(
+        _ deletions: [(subject: String, operationKey: String)],
+        reason: DeletionReason,
+        at time: Date
+    ) async throws -> Int {
         try await database.transaction { sql in
-            try await sql.raw(
-                """
-                INSERT INTO cleanup_deletions (operation_key, subject, reason, deleted_at)
-                VALUES (\(bind: operationKey), \(bind: subject), \(bind: Int64(reason.rawValue)), \(SQLTimestamp(time)))
-                ON CONFLICT (operation_key, subject) DO NOTHING
-                RETURNING subject
-                """
-            ).first() != nil
+            var added = 0
+            for deletion in deletions {
+                let row = try await sql.raw(
+                    """
+                    INSERT INTO cleanup_deletions (operation_key, subject, reason, deleted_at)
+                    VALUES (\(bind: deletion.operationKey), \(bind: deletion.subject), \(bind: Int64(reason.rawValue)),
+                            \(SQLTimestamp(time)))
+                    ON CONFLICT (operation_key, subject) DO NOTHING
+                    RETURNING subject
+                    """
+                ).first()
+                if row != nil { added += 1 }
+            }
+            return added
         }
     }
 

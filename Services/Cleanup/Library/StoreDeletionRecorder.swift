@@ -19,4 +19,12 @@ struct StoreDeletionRecorder: DeletionRecorder {
             at: now()
         )
     }
+
+    func recordDeletions(_ users: [UserOperation], reason: DeletionReason, options: CallOptions) async throws {
+        try await store.recordDeletions(
+            users.map { (subject: pseudonyms.subject(uid: $0.uid), operationKey: pseudonyms.operationKey($0.operationID)) },
+            reason: reason,
+            at: now()
+        )
+    }
 }

@@ -28,9 +28,10 @@ extension Sweeper {
                 tally.fail("listing expired guests", error)
                 return
             }
-            let stopped = await forEach(page.guests.map(\.uid), finished: \.expiredGuests, &tally) { uid in
-                await self.whileClaimed(uid) {
-                    await self.deleteExpiredGuest(uid, idleBeforeMilliseconds: cutoffMilliseconds)
+            let batches = Self.split(page.guests.map(\.uid), into: configuration.deletionConcurrency)
+            let stopped = await forEach(batches, finished: \.expiredGuests, &tally) { uids in
+                await self.whileClaimed(uids) { claimed in
+                    await self.deleteExpiredGuests(claimed, idleBeforeMilliseconds: cutoffMilliseconds)
                 }
             }
             if stopped { return }
@@ -39,35 +40,53 @@ extension Sweeper {
         }
     }
 
-    /// Delete-everything under the guest's TTL operation id, refused by identity if the guest was active after the
-    /// cutoff or linked a credential since it was listed.
-    private func deleteExpiredGuest(_ uid: String, idleBeforeMilliseconds: UInt64) async -> AccountOutcome {
-        let operationID = pseudonyms.ttlOperationID(uid: uid)
+    /// Delete-everything of a batch of guests, each under its TTL operation id; identity refuses a guest that was
+    /// active after the cutoff or linked a credential since it was listed, and the others are deleted together.
+    private func deleteExpiredGuests(_ uids: [String], idleBeforeMilliseconds: UInt64) async -> [AccountOutcome] {
+        let users = uids.map { UserOperation(uid: $0, operationID: pseudonyms.ttlOperationID(uid: $0)) }
+        let results: [Result<UInt64, RPCError>]
         do {
-            let documents = try await operations.deleteEverything(
-                uid: uid,
-                operationID: operationID,
+            results = try await operations.deleteEverything(
+                users,
                 reason: .ttl,
                 idleBeforeMilliseconds: idleBeforeMilliseconds
             )
-            logger.info(
-                "expired guest deleted",
-                metadata: ["user.uid": "\(uid)", "operation.id": "\(operationID)", "documents": "\(documents)"]
-            )
-            return .finished
-        } catch let error as RPCError where Self.leftAlone.contains(error.status) {
-            logger.debug(
-                "expired guest left alone",
-                metadata: ["user.uid": "\(uid)", "reason": "\(IdentityStatus.name(of: error.status))"]
-            )
-            return .skipped
         } catch {
             logger.warning(
-                "deleting an expired guest failed; the next sweep goes on",
-                metadata: ["user.uid": "\(uid)", "operation.id": "\(operationID)", "error": "\(error)"]
+                "deleting a batch of expired guests failed; the next sweep goes on",
+                metadata: ["batch.size": "\(users.count)", "error": "\(error)"]
             )
-            return .failed("deleting an expired guest (operation \(operationID))", error)
+            return users.map { _ in .failed("deleting a batch of expired guests", error) }
         }
+        return zip(users, results).map { user, result in
+            switch result {
+            case .success(let documents):
+                logger.debug(
+                    "expired guest deleted",
+                    metadata: ["user.uid": "\(user.uid)", "operation.id": "\(user.operationID)", "documents": "\(documents)"]
+                )
+                return .finished
+            case .failure(let error) where Self.leftAlone.contains(error.status):
+                logger.debug(
+                    "expired guest left alone",
+                    metadata: ["user.uid": "\(user.uid)", "reason": "\(IdentityStatus.name(of: error.status))"]
+                )
+                return .skipped
+            case .failure(let error):
+                logger.warning(
+                    "deleting an expired guest failed; the next sweep goes on",
+                    metadata: ["user.uid": "\(user.uid)", "operation.id": "\(user.operationID)", "error": "\(error)"]
+                )
+                return .failed("deleting an expired guest (operation \(user.operationID))", error)
+            }
+        }
+    }
+
+    /// `uids` in at most `parts` batches of nearly equal size, in order.
+    static func split(_ uids: [String], into parts: Int) -> [[String]] {
+        guard !uids.isEmpty else { return [] }
+        let size = (uids.count + max(1, parts) - 1) / max(1, parts)
+        return stride(from: 0, to: uids.count, by: size).map { Array(uids[$0..<min($0 + size, uids.count)]) }
     }
 
     /// Identity's answers that mean "not for the clean-up": the guest was active after the cutoff or linked

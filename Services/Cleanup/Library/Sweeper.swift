@@ -124,53 +124,66 @@ final class Sweeper: Sendable {
     /// Runs `body` on `uid` if this replica wins the claim on it, then gives the claim up. Another replica's claim
     /// makes the account `skipped`.
     func whileClaimed(_ uid: String, _ body: () async -> AccountOutcome) async -> AccountOutcome {
-        let subject = pseudonyms.subject(uid: uid)
-        let replica = configuration.replicaID
-        let now = self.now
-        do {
-            guard
-                try await store.claim(
-                    subject: subject,
-                    replica: replica,
-                    now: now,
-                    staleBefore: now.subtracting(configuration.claimLifetime)
-                )
-            else { return .skipped }
-        } catch {
-            logger.error("claiming an account failed", metadata: ["error": "\(error)"])
-            return .failed("claiming an account in cleanup's database", error)
-        }
-        let outcome = await body()
-        do {
-            try await store.release(subject: subject, replica: replica)
-        } catch {
-            // The claim expires by itself after the claim lifetime.
-            logger.warning("releasing a claim failed", metadata: ["error": "\(error)"])
-        }
-        return outcome
+        await whileClaimed([uid]) { claimed in claimed.isEmpty ? [] : [await body()] }[0]
     }
 
-    /// Runs `work` on each account, `configuration.deletionConcurrency` at once, counting each outcome in `tally`.
-    /// Starts no further account once the sweep should stop or an outcome says an upstream cannot be reached (going
-    /// on would only leave more accounts half-done); those already running finish. Returns whether it stopped early.
+    /// Runs `body` on those of `uids` whose claims this replica wins (in one transaction), then gives the claims
+    /// up. `body` answers one outcome per uid it is given; the others are `skipped` (another replica works on them).
+    func whileClaimed(_ uids: [String], _ body: ([String]) async -> [AccountOutcome]) async -> [AccountOutcome] {
+        let subjects = uids.map { pseudonyms.subject(uid: $0) }
+        let replica = configuration.replicaID
+        let now = self.now
+        let won: Set<String>
+        do {
+            won = try await store.claim(
+                subjects: subjects,
+                replica: replica,
+                now: now,
+                staleBefore: now.subtracting(configuration.claimLifetime)
+            )
+        } catch {
+            logger.error("claiming accounts failed", metadata: ["error": "\(error)"])
+            return uids.map { _ in .failed("claiming an account in cleanup's database", error) }
+        }
+        let claimed = uids.indices.filter { won.contains(subjects[$0]) }
+        var outcomes = [AccountOutcome](repeating: .skipped, count: uids.count)
+        if !claimed.isEmpty {
+            let answered = await body(claimed.map { uids[$0] })
+            for (index, outcome) in zip(claimed, answered) { outcomes[index] = outcome }
+        }
+        do {
+            try await store.release(subjects: claimed.map { subjects[$0] }, replica: replica)
+        } catch {
+            // The claims expire by themselves after the claim lifetime.
+            logger.warning("releasing claims failed", metadata: ["error": "\(error)"])
+        }
+        return outcomes
+    }
+
+    /// Runs `work` on each batch of accounts, `configuration.deletionConcurrency` batches at once, counting each
+    /// account's outcome in `tally`. Starts no further batch once the sweep should stop or an outcome says an
+    /// upstream cannot be reached (going on would only leave more accounts half-done); those already running
+    /// finish. Returns whether it stopped early.
     func forEach(
-        _ uids: [String],
+        _ batches: [[String]],
         finished: WritableKeyPath<SweepTally, UInt64>,
         _ tally: inout SweepTally,
-        _ work: @escaping @Sendable (String) async -> AccountOutcome
+        _ work: @escaping @Sendable ([String]) async -> [AccountOutcome]
     ) async -> Bool {
-        await withTaskGroup(of: AccountOutcome.self) { group in
-            var pending = uids.makeIterator()
+        await withTaskGroup(of: [AccountOutcome].self) { group in
+            var pending = batches.makeIterator()
             var stopped = false
             func startNext() -> Bool {
-                guard !stopped, !shouldStop, let uid = pending.next() else { return false }
-                group.addTask { await work(uid) }
+                guard !stopped, !shouldStop, let batch = pending.next() else { return false }
+                group.addTask { await work(batch) }
                 return true
             }
             for _ in 0..<configuration.deletionConcurrency where !startNext() { break }
-            while let outcome = await group.next() {
-                tally.add(outcome, finished: finished)
-                if outcome.upstreamUnreachable { stopped = true }
+            while let outcomes = await group.next() {
+                for outcome in outcomes {
+                    tally.add(outcome, finished: finished)
+                    if outcome.upstreamUnreachable { stopped = true }
+                }
                 _ = startNext()
             }
             return stopped || shouldStop

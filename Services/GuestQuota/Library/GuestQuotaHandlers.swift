@@ -85,6 +85,13 @@ struct GuestQuotaHandlers: Sendable {
                 return try await store.deleteAll(uid: request.uid)
             }
         }
+        router.register(GuestQuotaMethods.deleteAllBatch) { request, _ in
+            try await answer {
+                try checkBatch(request.elements)
+                for element in request.elements { try checkUID(element.uid) }
+                return Batch(try await store.deleteAll(uids: request.elements.map(\.uid)))
+            }
+        }
         router.register(GuestQuotaMethods.stats) { _, _ in
             try await answer { try await store.stats() }
         }
@@ -98,6 +105,10 @@ struct GuestQuotaHandlers: Sendable {
         } catch let error as GuestQuotaError {
             throw error.rpcError
         }
+    }
+
+    private func checkBatch<Element>(_ elements: [Element]) throws(GuestQuotaError) {
+        guard !elements.isEmpty else { throw .invalidArgument("a batch holds 1-\(Batch<QuotaDeleteAllRequest>.countMax) elements") }
     }
 
     private func checkUID(_ uid: String) throws(GuestQuotaError) {

@@ -191,15 +191,30 @@ extension GuestQuotaStore {
 
     /// Deletes the account, its counters and its consume records; idempotent.
     func deleteAll(uid: String) async throws -> QuotaDeleteAllResponse {
-        let answer = try await write { sql -> QuotaDeleteAllResponse in
-            let plan = try await sql.raw("DELETE FROM gq_accounts WHERE uid = \(bind: uid) RETURNING plan")
-                .first(decodingColumn: "plan", as: String.self)
-            let wasGuest = plan == configuration.guestPlan
-            if wasGuest { try await adjustCensus(sql, by: -1) }
-            try await deleteRows(sql, uid: uid)
-            return QuotaDeleteAllResponse(existed: plan != nil, wasGuest: wasGuest)
+        try await deleteAll(uids: [uid])[0]
+    }
+
+    /// `deleteAll` of every uid in one transaction, answered in the order of `uids` (a uid listed twice is found
+    /// the first time only).
+    func deleteAll(uids: [String]) async throws -> [QuotaDeleteAllResponse] {
+        let answers = try await write { sql -> [QuotaDeleteAllResponse] in
+            let rows = try await sql.raw(
+                "DELETE FROM gq_accounts WHERE uid IN (\(binds: uids)) RETURNING uid, plan"
+            ).all()
+            var plans: [String: String] = [:]
+            for row in rows {
+                plans[try row.decode(column: "uid", as: String.self)] = try row.decode(column: "plan", as: String.self)
+            }
+            let guests = plans.values.count { $0 == configuration.guestPlan }
+            if guests > 0 { try await adjustCensus(sql, by: -Int64(guests)) }
+            try await sql.raw("DELETE FROM gq_usage WHERE uid IN (\(binds: uids))").run()
+            try await sql.raw("DELETE FROM gq_consumptions WHERE uid IN (\(binds: uids))").run()
+            return uids.map { uid in
+                let plan = plans.removeValue(forKey: uid)
+                return QuotaDeleteAllResponse(existed: plan != nil, wasGuest: plan == configuration.guestPlan)
+            }
         }
         try configuration.failureInjection?.fire(.afterDeleteAll)
-        return answer
+        return answers
     }
 }

@@ -66,14 +66,51 @@ extension IdentityCore {
     func beginDelete(_ request: BeginDeleteRequest) async throws -> AccountState {
         let now = self.now
         let state = try await database.transaction { sql in
-            guard let user = try await UserRecords.load(sql, uid: request.uid, lock: true) else {
-                throw IdentityError.userNotFound()
+            if let refusal = try await self.markDeleting(sql, [request], now: now)[0] { throw refusal }
+            return try await UserRecords.load(sql, uid: request.uid)!.accountState
+        }
+        logger.info(
+            "deletion begun",
+            metadata: ["user.uid": "\(request.uid)", "operation.id": "\(request.operationID)"]
+        )
+        return state
+    }
+
+    /// `beginDeleteBatch`: `beginDelete` of every request in one transaction, each answered on its own.
+    func beginDeleteBatch(_ requests: [BeginDeleteRequest]) async throws -> [BatchOutcome] {
+        let now = self.now
+        let refusals = try await database.transaction { sql in try await self.markDeleting(sql, requests, now: now) }
+        logger.info(
+            "deletions begun",
+            metadata: ["batch.size": "\(requests.count)", "batch.refused": "\(refusals.count { $0 != nil })"]
+        )
+        return refusals.map(BatchOutcome.init)
+    }
+
+    /// Marks the user of each request `deleting` under the request's operation (or finds it already is), revokes
+    /// their sessions and moves their not-before. Answers, per request, nil or why it was refused; a refusal
+    /// changes nothing for that user.
+    private func markDeleting(_ sql: any SQLDatabase, _ requests: [BeginDeleteRequest], now: Date) async throws -> [RPCError?] {
+        var users = try await UserRecords.load(sql, uids: requests.map(\.uid), lock: true)
+        var marked: [String] = []
+        var refusals: [RPCError?] = []
+        for request in requests {
+            guard let user = users[request.uid] else {
+                refusals.append(IdentityError.userNotFound())
+                continue
             }
-            if user.state == .deleting, user.operationID == request.operationID { return user.accountState }
-            guard user.state == .active else { throw Self.busy(user) }
+            if user.state == .deleting, user.operationID == request.operationID {
+                refusals.append(nil)
+                continue
+            }
+            guard user.state == .active else {
+                refusals.append(Self.busy(user))
+                continue
+            }
             if let cutoff = request.idleBeforeMilliseconds {
                 guard user.isAnonymous, user.lastActivityAt < Date(wireMilliseconds: cutoff) else {
-                    throw RPCError(IdentityStatus.guestStillActive, "the user is not an idle guest")
+                    refusals.append(RPCError(IdentityStatus.guestStillActive, "the user is not an idle guest"))
+                    continue
                 }
             }
             try await UserRecords.setState(
@@ -84,15 +121,16 @@ extension IdentityCore {
                 operationID: request.operationID,
                 now: now
             )
-            try await SessionRecords.revokeAll(sql, uid: user.uid, now: now)
-            try await UserRecords.moveNotBefore(sql, uid: user.uid, now: now)
-            return try await UserRecords.load(sql, uid: user.uid)!.accountState
+            users[user.uid]?.state = .deleting
+            users[user.uid]?.operationID = request.operationID
+            marked.append(user.uid)
+            refusals.append(nil)
         }
-        logger.info(
-            "deletion begun",
-            metadata: ["user.uid": "\(request.uid)", "operation.id": "\(request.operationID)"]
-        )
-        return state
+        if !marked.isEmpty {
+            try await SessionRecords.revokeAll(sql, uids: marked, now: now)
+            try await UserRecords.moveNotBefore(sql, uids: marked, now: now)
+        }
+        return refusals
     }
 
     /// `finishDelete`: removes everything of the user that is deleting under this operation.
@@ -100,29 +138,69 @@ extension IdentityCore {
         try await finish(request, kind: .deleting)
     }
 
+    /// `finishDeleteBatch`: `finishDelete` of every request in one transaction, each answered on its own.
+    func finishDeleteBatch(_ requests: [IdentityOperationRequest]) async throws -> [BatchOutcome] {
+        let now = self.now
+        let refusals = try await database.transaction { sql in
+            try await self.finish(sql, requests, kind: .deleting, now: now)
+        }
+        logger.info(
+            "deletions finished",
+            metadata: ["batch.size": "\(requests.count)", "batch.refused": "\(refusals.count { $0 != nil })"]
+        )
+        return refusals.map(BatchOutcome.init)
+    }
+
     private func finish(_ request: IdentityOperationRequest, kind: AccountStateKind) async throws {
         let now = self.now
-        let kindText = UserRecords.stateText(kind)
         try await database.transaction { sql in
-            guard let user = try await UserRecords.load(sql, uid: request.uid, lock: true) else {
-                guard try await UserDeletion.isFinished(sql, kind: kindText, operationID: request.operationID) else {
-                    throw IdentityError.userNotFound()
-                }
-                return
-            }
-            guard user.state == kind, user.operationID == request.operationID else {
-                throw RPCError(
-                    IdentityStatus.operationConflict,
-                    "the user is not \(kind) under this operation (it is \(user.state))"
-                )
-            }
-            try await UserDeletion.deleteEverything(sql, uid: user.uid)
-            try await UserDeletion.recordFinished(sql, kind: kindText, operationID: request.operationID, now: now)
+            if let refusal = try await self.finish(sql, [request], kind: kind, now: now)[0] { throw refusal }
         }
         logger.info(
             "\(kind == .merging ? "merge" : "deletion") finished",
             metadata: ["operation.id": "\(request.operationID)"]
         )
+    }
+
+    /// Removes everything of each user that is `kind` under its request's operation, and records the operations
+    /// as finished. A user already gone is fine if its operation finished before. Answers, per request, nil or why
+    /// it was refused.
+    private func finish(
+        _ sql: any SQLDatabase,
+        _ requests: [IdentityOperationRequest],
+        kind: AccountStateKind,
+        now: Date
+    ) async throws -> [RPCError?] {
+        let kindText = UserRecords.stateText(kind)
+        let users = try await UserRecords.load(sql, uids: requests.map(\.uid), lock: true)
+        var finishing: [String: String] = [:]
+        var refusals: [RPCError?] = []
+        for request in requests {
+            if let operation = finishing[request.uid] {
+                refusals.append(operation == request.operationID ? nil : Self.notUnder(request, kind: kind, state: kind))
+                continue
+            }
+            guard let user = users[request.uid] else {
+                let finished = try await UserDeletion.isFinished(sql, kind: kindText, operationID: request.operationID)
+                refusals.append(finished ? nil : IdentityError.userNotFound())
+                continue
+            }
+            guard user.state == kind, user.operationID == request.operationID else {
+                refusals.append(Self.notUnder(request, kind: kind, state: user.state))
+                continue
+            }
+            finishing[user.uid] = request.operationID
+            refusals.append(nil)
+        }
+        try await UserDeletion.deleteEverything(sql, uids: Array(finishing.keys))
+        for operationID in Set(finishing.values) {
+            try await UserDeletion.recordFinished(sql, kind: kindText, operationID: operationID, now: now)
+        }
+        return refusals
+    }
+
+    private static func notUnder(_ request: IdentityOperationRequest, kind: AccountStateKind, state: AccountStateKind) -> RPCError {
+        RPCError(IdentityStatus.operationConflict, "the user is not \(kind) under this operation (it is \(state))")
     }
 
     /// `listStuckAccounts`.
@@ -145,5 +223,12 @@ extension IdentityCore {
             IdentityStatus.operationConflict,
             "the user is already \(user.state) under another operation (\(user.operationID ?? "-"))"
         )
+    }
+}
+
+extension BatchOutcome {
+    /// Done when there is no refusal, otherwise the refusal's status and message.
+    init(_ refusal: RPCError?) {
+        self.init(status: refusal?.status, message: refusal?.message ?? "")
     }
 }

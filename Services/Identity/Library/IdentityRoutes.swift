@@ -45,7 +45,19 @@ enum IdentityRoutes {
             try await core.finishDelete(request)
             return Empty()
         }
+        router.register(M.beginDeleteBatch) { request, _ in
+            Batch(try await core.beginDeleteBatch(try Self.nonEmpty(request.elements)))
+        }
+        router.register(M.finishDeleteBatch) { request, _ in
+            Batch(try await core.finishDeleteBatch(try Self.nonEmpty(request.elements)))
+        }
         router.register(M.listStuckAccounts) { request, _ in try await core.listStuckAccounts(request) }
         router.register(M.listExpiredGuests) { request, _ in try await core.listExpiredGuests(request) }
+    }
+
+    /// A batch of no element is a caller's mistake, not a batch that did nothing.
+    private static func nonEmpty<Element>(_ elements: [Element]) throws -> [Element] {
+        guard !elements.isEmpty else { throw RPCError.invalidArgument("a batch holds 1-\(Batch<Empty>.countMax) elements") }
+        return elements
     }
 }

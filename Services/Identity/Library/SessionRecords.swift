@@ -122,10 +122,14 @@ enum SessionRecords {
 
     /// Revokes every session of the user.
     static func revokeAll(_ sql: any SQLDatabase, uid: String, now: Date) async throws {
+        try await revokeAll(sql, uids: [uid], now: now)
+    }
+
+    static func revokeAll(_ sql: any SQLDatabase, uids: [String], now: Date) async throws {
         try await sql.raw(
             """
             UPDATE identity_sessions SET revoked_at = \(SQLTimestamp(now))
-            WHERE uid = \(bind: uid) AND revoked_at IS NULL
+            WHERE uid IN (\(binds: uids)) AND revoked_at IS NULL
             """
         ).run()
     }

@@ -54,6 +54,19 @@ enum UserRecords {
         return try record(row)
     }
 
+    /// The users of `uids` that exist, by uid, locked (in uid order) for the rest of the transaction when `lock` is
+    /// set (PostgreSQL).
+    static func load(_ sql: any SQLDatabase, uids: [String], lock: Bool = false) async throws -> [String: UserRecord] {
+        let lockClause = lock ? sql.lockClause : ""
+        let rows = try await sql.raw(
+            """
+            SELECT \(unsafeRaw: columns) FROM identity_users WHERE uid IN (\(binds: uids))
+            ORDER BY uid\(unsafeRaw: lockClause)
+            """
+        ).all()
+        return try Dictionary(rows.map { row in let user = try record(row); return (user.uid, user) }) { first, _ in first }
+    }
+
     /// The user, which must exist and be active: `user-not-found` or `account-not-active` otherwise.
     static func requireActive(_ sql: any SQLDatabase, uid: String, lock: Bool = false) async throws -> UserRecord {
         guard let user = try await load(sql, uid: uid, lock: lock) else { throw IdentityError.userNotFound() }
@@ -86,8 +99,12 @@ enum UserRecords {
 
     /// Access tokens issued before `now` (to the second) stop working.
     static func moveNotBefore(_ sql: any SQLDatabase, uid: String, now: Date) async throws {
+        try await moveNotBefore(sql, uids: [uid], now: now)
+    }
+
+    static func moveNotBefore(_ sql: any SQLDatabase, uids: [String], now: Date) async throws {
         try await sql.raw(
-            "UPDATE identity_users SET tokens_not_before = \(bind: now.epochSeconds) WHERE uid = \(bind: uid)"
+            "UPDATE identity_users SET tokens_not_before = \(bind: now.epochSeconds) WHERE uid IN (\(binds: uids))"
         ).run()
     }
 

@@ -123,38 +123,50 @@ extension DocumentStore {
     }
 
     /// Deletes every document of `uid`, `deleteBatchSize` per transaction, and returns how many this call
-    /// deleted. Each batch holds the uid's exclusive lock, so no write of the uid interleaves with one.
+    /// deleted.
     func deleteAll(uid: String) async throws -> DeleteAllDocumentsResponse {
+        try await deleteAll(uids: [uid])[0]
+    }
+
+    /// Deletes every document of each of `uids`, `deleteBatchSize` per transaction across them (a batch of guests
+    /// with a few documents each costs one commit), and answers how many each lost, in the order of `uids`. Each
+    /// transaction holds the uids' exclusive locks, so no write of theirs interleaves with one.
+    ///
+    /// The conflict lists of the uids' merges name their keys: they go too, with the last documents. The op rows
+    /// stay (uids and counts only), so a merge retried later still finds its op and a merged guest still refuses
+    /// writes.
+    func deleteAll(uids: [String]) async throws -> [DeleteAllDocumentsResponse] {
         let batch = configuration.deleteBatchSize
-        var total: UInt64 = 0
+        var deleted: [String: UInt64] = [:]
         while true {
-            let deleted = try await write { sql in
-                try await lockUsers(sql, [uid], exclusive: true)
-                return try await sql.raw(
+            let owners = try await write { sql in
+                try await lockUsers(sql, uids, exclusive: true)
+                let owners = try await sql.raw(
                     """
-                    DELETE FROM ud_documents WHERE uid = \(bind: uid) AND (collection, doc_key) IN (
-                        SELECT collection, doc_key FROM ud_documents WHERE uid = \(bind: uid)
-                        ORDER BY collection, doc_key LIMIT \(literal: batch))
-                    RETURNING body_size
+                    DELETE FROM ud_documents WHERE (uid, collection, doc_key) IN (
+                        SELECT uid, collection, doc_key FROM ud_documents WHERE uid IN (\(binds: uids))
+                        ORDER BY uid, collection, doc_key LIMIT \(literal: batch))
+                    RETURNING uid
                     """
-                ).all().count
+                ).all(decodingColumn: "uid", as: String.self)
+                if owners.count < batch {
+                    try await sql.raw(
+                        """
+                        DELETE FROM ud_merge_conflicts WHERE op IN (
+                            SELECT op FROM ud_merge_ops WHERE from_uid IN (\(binds: uids)) OR to_uid IN (\(binds: uids)))
+                        """
+                    ).run()
+                }
+                return owners
             }
-            total += UInt64(deleted)
-            guard deleted > 0 else { break }
-            try configuration.failureInjection?.batchCommitted(.deleteAll)
-            if deleted < batch { break }
+            for owner in owners { deleted[owner, default: 0] += 1 }
+            if !owners.isEmpty { try configuration.failureInjection?.batchCommitted(.deleteAll) }
+            if owners.count < batch { break }
         }
-        // The conflict lists of the uid's merges name its keys: they go too. The op rows stay (uids and counts
-        // only), so a merge retried later still finds its op and a merged guest still refuses writes.
-        try await write { sql in
-            try await sql.raw(
-                """
-                DELETE FROM ud_merge_conflicts WHERE op IN (
-                    SELECT op FROM ud_merge_ops WHERE from_uid = \(bind: uid) OR to_uid = \(bind: uid))
-                """
-            ).run()
+        return uids.map { uid in
+            let count = deleted.removeValue(forKey: uid) ?? 0
+            if count > 0 { logger.debug("deleted documents", metadata: ["user.uid": "\(uid)", "documents": "\(count)"]) }
+            return DeleteAllDocumentsResponse(deleted: count)
         }
-        if total > 0 { logger.debug("deleted documents", metadata: ["user.uid": "\(uid)", "documents": "\(total)"]) }
-        return DeleteAllDocumentsResponse(deleted: total)
     }
 }

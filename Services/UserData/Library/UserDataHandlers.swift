@@ -86,6 +86,13 @@ struct UserDataHandlers: Sendable {
                 return try await store.deleteAll(uid: request.uid)
             }
         }
+        router.register(UserDataMethods.deleteAllBatch) { request, _ in
+            try await answer {
+                try checkBatch(request.elements)
+                for element in request.elements { try checkUID(element.uid) }
+                return Batch(try await store.deleteAll(uids: request.elements.map(\.uid)))
+            }
+        }
         router.register(UserDataMethods.export) { request, _ in
             try await answer {
                 try checkUID(request.uid)
@@ -106,6 +113,10 @@ struct UserDataHandlers: Sendable {
         } catch let error as UserDataError {
             throw error.rpcError
         }
+    }
+
+    private func checkBatch<Element>(_ elements: [Element]) throws(UserDataError) {
+        guard !elements.isEmpty else { throw .invalidArgument("a batch holds 1-\(Batch<DeleteAllDocumentsRequest>.countMax) elements") }
     }
 
     private func checkUID(_ uid: String) throws(UserDataError) {

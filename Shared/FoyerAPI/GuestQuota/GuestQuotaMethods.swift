@@ -68,6 +68,12 @@ public enum GuestQuotaMethods {
         name: "guest-quota.deleteAll",
         idempotent: true
     )
+    /// `deleteAll` for up to 1000 uids in one transaction (the inactivity clean-up): one answer per uid, in order.
+    public static let deleteAllBatch = RPCMethod<Batch<QuotaDeleteAllRequest>, Batch<QuotaDeleteAllResponse>>(
+        id: 0x020C,
+        name: "guest-quota.deleteAllBatch",
+        idempotent: true
+    )
     /// The live-guest count and cap, for operators and tests.
     public static let stats = RPCMethod<Empty, GuestQuotaStats>(
         id: 0x020A,

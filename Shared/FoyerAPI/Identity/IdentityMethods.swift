@@ -154,6 +154,19 @@ public enum IdentityMethods {
         name: "identity.finishDelete",
         idempotent: true
     )
+    /// `beginDelete` for up to 1000 users in one transaction (the inactivity clean-up): one outcome per user, `done`
+    /// or the status `beginDelete` would answer for that user alone.
+    public static let beginDeleteBatch = RPCMethod<Batch<BeginDeleteRequest>, Batch<BatchOutcome>>(
+        id: 0x0155,
+        name: "identity.beginDeleteBatch",
+        idempotent: true
+    )
+    /// `finishDelete` for up to 1000 users in one transaction: one outcome per user.
+    public static let finishDeleteBatch = RPCMethod<Batch<IdentityOperationRequest>, Batch<BatchOutcome>>(
+        id: 0x0156,
+        name: "identity.finishDeleteBatch",
+        idempotent: true
+    )
     /// Users left in `merging` or `deleting` for longer than an age, oldest first.
     public static let listStuckAccounts = RPCMethod<ListStuckAccountsRequest, StuckAccounts>(
         id: 0x0154,

@@ -48,6 +48,13 @@ public enum UserDataMethods {
         name: "user-data.deleteAll",
         idempotent: true
     )
+    /// `deleteAll` for up to 1000 uids (the inactivity clean-up), their documents deleted together in batches: one
+    /// answer per uid, in order.
+    public static let deleteAllBatch = RPCMethod<Batch<DeleteAllDocumentsRequest>, Batch<DeleteAllDocumentsResponse>>(
+        id: 0x0309,
+        name: "user-data.deleteAllBatch",
+        idempotent: true
+    )
     /// One page of every document of a user, across collections ("download my data").
     public static let export = RPCMethod<ExportDocumentsRequest, DocumentPage>(
         id: 0x0308,
