@@ -334,6 +334,7 @@ let package = Package(
                 "FoyerClient",
                 "FoyerCrypto",
                 "FoyerStackProcesses",
+                "FoyerStorage",
                 "FoyerIdentity",
                 "FoyerGuestQuota",
                 "FoyerUserData",

@@ -72,10 +72,10 @@ struct BenchReport: Codable {
         }
         print("")
         let cleanupWidths = [22, 14, 10, 8, 10]
-        print(BenchTable.row(["expired guests", "sign-ins (s)", "sweep (s)", "sweeps", "guests/s"], widths: cleanupWidths))
+        print(BenchTable.row(["expired guests", "seeding (s)", "sweep (s)", "sweeps", "guests/s"], widths: cleanupWidths))
         for entry in stack.cleanup {
             print(BenchTable.row([
-                "\(entry.guests)", String(format: "%.1f", entry.signInSeconds), String(format: "%.1f", entry.sweepSeconds),
+                "\(entry.guests)", String(format: "%.1f", entry.seedSeconds), String(format: "%.1f", entry.sweepSeconds),
                 "\(entry.sweeps)", String(format: "%.0f", entry.guestsPerSecond),
             ], widths: cleanupWidths))
         }

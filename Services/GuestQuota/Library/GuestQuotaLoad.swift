@@ -1,3 +1,6 @@
+public import Foundation
+public import FoyerStorage
+import SQLKit
 import FoyerAPI
 public import FoyerRPC
 import FoyerWire
@@ -82,6 +85,36 @@ public enum GuestQuotaLoad {
         } catch {
             await client.shutdown()
             throw error
+        }
+    }
+}
+
+extension GuestQuotaLoad {
+    /// Opens a quota account on the guest plan for each of `uids`, straight in guest-quota's database and
+    /// `perTransaction` to a commit, as the gateway's guest sign-in leaves them (the live-guest count included).
+    /// For the set-up of `make bench`'s clean-up rows, beside `IdentityBenchmark.seedGuests`.
+    public static func seedGuestAccounts(
+        into database: FoyerDatabase,
+        uids: [String],
+        plan: String = "guest",
+        perTransaction: Int = 5000
+    ) async throws {
+        let now = Date()
+        for start in stride(from: 0, to: uids.count, by: perTransaction) {
+            let batch = uids[start..<min(start + perTransaction, uids.count)]
+            try await database.transaction { sql in
+                for uid in batch {
+                    try await sql.raw(
+                        """
+                        INSERT INTO gq_accounts (uid, plan, created_at, updated_at)
+                        VALUES (\(bind: uid), \(bind: plan), \(SQLTimestamp(now)), \(SQLTimestamp(now)))
+                        """
+                    ).run()
+                }
+                try await sql.raw(
+                    "UPDATE gq_guest_census SET live_guests = live_guests + \(bind: Int64(batch.count)) WHERE id = 1"
+                ).run()
+            }
         }
     }
 }
