@@ -503,8 +503,13 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // Checks compose/ without a Docker engine: schema, settings against the executables' --help, Dockerfile.
-        .testTarget(name: "FoyerDeploymentTests", dependencies: ["FoyerStackProcesses"], swiftSettings: swiftSettings),
+        // Checks compose/ without a Docker engine (schema, settings against the executables' --help, Dockerfile), and
+        // the start-up files every deployment shares.
+        .testTarget(
+            name: "FoyerDeploymentTests",
+            dependencies: ["FoyerStackProcesses", "FoyerServiceKit", "FoyerRPC", .product(name: "Logging", package: "swift-log")],
+            swiftSettings: swiftSettings
+        ),
         // Starts the five built executables (`swift test` builds them; FOYER_BIN_DIR points elsewhere).
         .testTarget(
             name: "FoyerIntegrationTests",

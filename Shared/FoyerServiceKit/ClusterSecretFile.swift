@@ -8,8 +8,9 @@ import Glibc
 
 /// Reads the cluster secret from a file, creating the file with a new secret on first start.
 ///
-/// Creation uses `O_CREAT | O_EXCL` with mode 0600, so two services starting together never write two
-/// different secrets: the loser of the race reads the winner's.
+/// The new secret is written (mode 0600) and flushed to a file of this process's own, then hard-linked to `path`.
+/// The link either appears whole or fails because `path` exists, so when services start together exactly one
+/// secret wins, and a loser never reads a file the winner has created but not yet written.
 public enum ClusterSecretFile {
     public static func loadOrCreate(path: String, logger: Logger) throws -> ClusterSecret {
         if let text = try? String(contentsOfFile: path, encoding: .utf8) {
@@ -20,17 +21,21 @@ public enum ClusterSecretFile {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         }
         let secret = ClusterSecret.generate()
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        let temporary = "\(path).\(getpid()).new"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         guard descriptor >= 0 else {
+            throw ServiceKitError("cannot create the cluster secret file \(temporary): \(String(cString: strerror(errno)))")
+        }
+        defer { unlink(temporary) }
+        let bytes = Array((secret.text + "\n").utf8)
+        let written = write(descriptor, bytes, bytes.count) == bytes.count && fsync(descriptor) == 0
+        close(descriptor)
+        guard written else { throw ServiceKitError("cannot write the cluster secret file \(temporary)") }
+        guard link(temporary, path) == 0 else {
             if errno == EEXIST, let text = try? String(contentsOfFile: path, encoding: .utf8) {
                 return try ClusterSecret(text: text)
             }
             throw ServiceKitError("cannot create the cluster secret file \(path): \(String(cString: strerror(errno)))")
-        }
-        defer { close(descriptor) }
-        let bytes = Array((secret.text + "\n").utf8)
-        guard write(descriptor, bytes, bytes.count) == bytes.count, fsync(descriptor) == 0 else {
-            throw ServiceKitError("cannot write the cluster secret file \(path)")
         }
         logger.notice("created a new cluster secret", metadata: ["secret.file": "\(path)"])
         return secret
