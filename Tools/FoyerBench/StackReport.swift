@@ -1,0 +1,77 @@
+import Foundation
+
+/// The end-to-end rows, as printed and written to JSON.
+struct StackReport: Codable {
+    var sizes: StackSizes
+    var throughput: [ThroughputRow] = []
+    var operations: [OperationRow] = []
+    var cleanup: [CleanupRow] = []
+    var peakMemory: [MemoryRow] = []
+}
+
+struct ThroughputRow: Codable {
+    var name: String
+    /// Where the calls went: `gateway`, or the service called straight.
+    var path: String
+    var concurrency: Int
+    var succeeded: Int
+    var failed: Int
+    var perSecond: Double
+    var p50Milliseconds: Double?
+    var p99Milliseconds: Double?
+
+    init(name: String, path: String, concurrency: Int, drive: Drive.Outcome) {
+        self.name = name
+        self.path = path
+        self.concurrency = concurrency
+        self.succeeded = Int(drive.latencies.count)
+        self.failed = drive.failures.values.reduce(0, +)
+        self.perSecond = drive.seconds > 0 ? Double(succeeded) / drive.seconds : 0
+        self.p50Milliseconds = drive.latencies.microseconds(atPercentile: 50) / 1000
+        self.p99Milliseconds = drive.latencies.microseconds(atPercentile: 99) / 1000
+    }
+
+    init(name: String, path: String, concurrency: Int, succeeded: Int, failed: Int, elapsed: Duration) {
+        self.name = name
+        self.path = path
+        self.concurrency = concurrency
+        self.succeeded = succeeded
+        self.failed = failed
+        self.perSecond = elapsed.seconds > 0 ? Double(succeeded) / elapsed.seconds : 0
+    }
+}
+
+struct OperationRow: Codable {
+    var name: String
+    var documents: Int
+    var milliseconds: Double
+    var comparison: String?
+    var comparisonMilliseconds: Double?
+}
+
+struct CleanupRow: Codable {
+    var guests: Int
+    /// Time to seed the guests into identity's and guest-quota's databases (set-up, reported for scale).
+    var seedSeconds: Double
+    var sweepSeconds: Double
+    var sweeps: Int
+    var guestsPerSecond: Double
+
+    init(guests: Int, seedSeconds: Double, sweepSeconds: Double, sweeps: Int) {
+        self.guests = guests
+        self.seedSeconds = seedSeconds
+        self.sweepSeconds = sweepSeconds
+        self.sweeps = sweeps
+        self.guestsPerSecond = sweepSeconds > 0 ? Double(guests) / sweepSeconds : 0
+    }
+}
+
+struct MemoryRow: Codable {
+    var service: String
+    var peakMiB: Double
+}
+
+extension Duration {
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+    var milliseconds: Double { seconds * 1000 }
+}
