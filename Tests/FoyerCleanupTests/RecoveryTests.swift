@@ -131,7 +131,7 @@ struct RecoveryTests {
     }
 
     @Test(
-        "A merge whose target account is gone stays stuck and is reported, rather than orphaning the guest's documents"
+        "A guest merging into an account that is gone is deleted with its documents, recorded as a merge, rather than left stuck or orphaning them"
     )
     func mergeIntoVanishedAccount() async throws {
         try await withCluster(.sqlite) { cluster in
@@ -142,6 +142,14 @@ struct RecoveryTests {
                 IdentityMethods.beginMerge,
                 BeginMergeRequest(guestUID: guest.uid, accountUID: account, operationID: "merge-x")
             )
+            // While the account exists, the merging guest cannot be deleted from under its merge.
+            let early = await #expect(throws: RPCError.self) {
+                try await cluster.identity.call(
+                    IdentityMethods.beginDelete,
+                    BeginDeleteRequest(uid: guest.uid, operationID: "too-early")
+                )
+            }
+            #expect(early?.status == IdentityStatus.operationConflict)
             _ = try await cluster.identity.call(
                 IdentityMethods.beginDelete,
                 BeginDeleteRequest(uid: account, operationID: "delete-account")
@@ -154,13 +162,16 @@ struct RecoveryTests {
 
             try await cluster.withCleanup { cleanup in
                 let report = try await cleanup.sweep()
-                #expect(report.stuckFinished == 0)
-                #expect(report.errors == 1)
-                #expect(report.lastError.contains("no longer exists"))
-                #expect(!report.lastError.contains(guest.uid))
-                #expect(try await cluster.state(of: guest.uid) == .merging)
-                #expect(try await cluster.documentCount(guest.uid) == 1)
+                #expect(report.stuckFinished == 1)
+                #expect(report.errors == 0, "\(report.lastError)")
+                #expect(try await cluster.state(of: guest.uid) == nil)
+                #expect(try await cluster.traces(of: guest.uid).isEmpty)
                 #expect(try await cluster.documentCount(account) == 0)
+                let records = try await cleanup.deletions()
+                #expect(records.count == 1)
+                #expect(records.first?.reason == .merge)
+                let again = try await cleanup.sweep()
+                #expect(again.stuckFinished == 0 && again.errors == 0)
             }
         }
     }

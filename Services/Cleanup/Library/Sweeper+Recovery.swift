@@ -56,14 +56,29 @@ extension Sweeper {
                 guard let target = account.mergeInto else {
                     return .failed("a merge without a target (operation \(operationID))", RecoveryError.incompleteState)
                 }
-                let report = try await finishMerge(guest: account.uid, into: target, operationID: operationID)
-                logger.info(
-                    "interrupted merge finished",
-                    metadata: [
-                        "user.uid": "\(account.uid)", "operation.id": "\(operationID)",
-                        "merge.moved": "\(report.moved)",
-                    ]
-                )
+                if let report = try await finishMerge(guest: account.uid, into: target, operationID: operationID) {
+                    logger.info(
+                        "interrupted merge finished",
+                        metadata: [
+                            "user.uid": "\(account.uid)", "operation.id": "\(operationID)",
+                            "merge.moved": "\(report.moved)",
+                        ]
+                    )
+                } else {
+                    // The account is gone, so the merge can never finish: the guest is deleted instead, under the
+                    // merge's operation and reason (what it lost was to go into an account that no longer exists).
+                    let documents = try await operations.deleteEverything(
+                        uid: account.uid,
+                        operationID: operationID,
+                        reason: .merge
+                    )
+                    logger.info(
+                        "guest of a merge into a deleted account deleted",
+                        metadata: [
+                            "user.uid": "\(account.uid)", "operation.id": "\(operationID)", "documents": "\(documents)",
+                        ]
+                    )
+                }
             case .active:
                 return .skipped
             }
@@ -103,13 +118,14 @@ extension Sweeper {
     /// (user-data answers the one it recorded and refuses the rest, so nothing is merged twice).
     ///
     /// The target must still be an active account: documents merged into a uid that is gone or being deleted
-    /// would be orphaned, so such a merge stays stuck and is reported.
-    private func finishMerge(guest: String, into target: String, operationID: String) async throws -> MergeReport {
+    /// would be orphaned. Answers nil, merging nothing, when the target no longer exists; a target being deleted
+    /// (or merged) is reported and waited for.
+    private func finishMerge(guest: String, into target: String, operationID: String) async throws -> MergeReport? {
         let targetState: AccountState
         do {
             targetState = try await identity.call(IdentityMethods.getUser, IdentityUserRequest(uid: target)).state
         } catch let error as RPCError where error.status == IdentityStatus.userNotFound {
-            throw RecoveryError.mergeTargetGone
+            return nil
         }
         guard targetState.kind == .active else { throw RecoveryError.mergeTargetNotActive(targetState.kind) }
         let policies = [MergePolicy.keepBoth] + MergePolicy.allCases.filter { $0 != .keepBoth }
@@ -133,13 +149,11 @@ extension Sweeper {
 /// Why the recovery could not finish an account (reported in the sweep's `lastError`).
 enum RecoveryError: Error, CustomStringConvertible {
     case incompleteState
-    case mergeTargetGone
     case mergeTargetNotActive(AccountStateKind)
 
     var description: String {
         switch self {
         case .incompleteState: "identity answered a merging or deleting account without its operation"
-        case .mergeTargetGone: "the account the guest is being merged into no longer exists; the merge stays stuck"
         case .mergeTargetNotActive(let kind):
             "the account the guest is being merged into is \(kind); the merge waits until it is active again"
         }

@@ -62,7 +62,8 @@ extension IdentityCore {
 
     /// `beginDelete`: → `deleting(op)`, every session revoked, not-before moved: from here no token of the user
     /// works, and the deletion can only go forward. With `idleBeforeMilliseconds` (the inactivity clean-up), only
-    /// an active guest idle since before the cutoff is marked, checked in the same transaction.
+    /// an active guest idle since before the cutoff is marked, checked in the same transaction. Only an active
+    /// user may begin, or a guest `merging` into an account that no longer exists.
     func beginDelete(_ request: BeginDeleteRequest) async throws -> AccountState {
         let now = self.now
         let state = try await database.transaction { sql in
@@ -103,9 +104,15 @@ extension IdentityCore {
                 refusals.append(nil)
                 continue
             }
-            guard user.state == .active else {
-                refusals.append(Self.busy(user))
-                continue
+            if user.state != .active {
+                // A guest merging into an account that has since been deleted can never finish its merge: deleting
+                // it is the way out (cleanup's recovery takes it).
+                guard user.state == .merging, let target = user.mergeInto,
+                    try await UserRecords.load(sql, uid: target) == nil
+                else {
+                    refusals.append(Self.busy(user))
+                    continue
+                }
             }
             if let cutoff = request.idleBeforeMilliseconds {
                 guard user.isAnonymous, user.lastActivityAt < Date(wireMilliseconds: cutoff) else {
