@@ -16,12 +16,41 @@ extension GatewayCore {
     /// no round trip to identity. Used for data calls, where a revoked session can at worst read or write for the
     /// rest of its token's 15 minutes, and a deleted user's writes fail at guest-quota, which has no account.
     func authenticate(_ token: String, context: RPCContext) async throws -> Caller {
+        let caller = try await verifySignature(token)
+        await reportActivity(of: caller, context: context)
+        return caller
+    }
+
+    /// The token's caller if its signature, issuer, audience and lifetime check out, without asking identity.
+    private func verifySignature(_ token: String) async throws -> Caller {
         let (unverified, keyID) = try validator.decode(token)
         let key = try await keys.key(id: keyID, now: now)
         let claims = try validator.validate(unverified, key: key, now: now)
-        let caller = Caller(uid: claims.subject, isAnonymous: claims.isAnonymous, sessionID: claims.sessionID)
-        await reportActivity(of: caller, context: context)
-        return caller
+        return Caller(uid: claims.subject, isAnonymous: claims.isAnonymous, sessionID: claims.sessionID)
+    }
+
+    /// The caller of delete-everything or of a guest's sign-out, which delete under the client's `operationID`.
+    ///
+    /// The first step of a deletion revokes every session of the user, so a client retrying after a failure
+    /// half-way used to be refused and had to leave the rest to cleanup's recovery. A token identity refuses as
+    /// revoked is therefore still accepted here when its signature and lifetime check out and its user is
+    /// `deleting` under this very operation: the retry finishes the deletion it started, which was past undoing.
+    func authenticateDeletion(_ token: String, operationID: String, context: RPCContext) async throws -> Caller {
+        do {
+            return try await authenticateStrictly(token, context: context)
+        } catch let refusal as RPCError where refusal.status == IdentityStatus.tokenRevoked {
+            let caller = try await verifySignature(token)
+            guard
+                let user = try? await identity.call(
+                    IdentityMethods.getUser,
+                    IdentityUserRequest(uid: caller.uid),
+                    options: CallOptions(deadline: context.deadline)
+                ),
+                user.state.kind == .deleting, user.state.operationID == scopedOperation(operationID, uid: caller.uid)
+            else { throw refusal }
+            context.logger.info("a retried deletion continues", metadata: ["user.uid": "\(caller.uid)"])
+            return caller
+        }
     }
 
     /// Verifies an access token with identity, which also checks that the account is active, the session live
