@@ -11,6 +11,30 @@ let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
+// Products many targets use.
+let nioCore: Target.Dependency = .product(name: "NIOCore", package: "swift-nio")
+let nioPosix: Target.Dependency = .product(name: "NIOPosix", package: "swift-nio")
+let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
+let serviceLifecycle: Target.Dependency = .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
+let sqlKit: Target.Dependency = .product(name: "SQLKit", package: "sql-kit")
+let argumentParser: Target.Dependency = .product(name: "ArgumentParser", package: "swift-argument-parser")
+let histogram: Target.Dependency = .product(name: "Histogram", package: "hdrhistogram-swift")
+
+/// What a service that keeps a store and answers RPC needs; its tests add the service and FoyerTestSupport.
+let storeService: [Target.Dependency] = [
+    "FoyerRPC", "FoyerWire", "FoyerAPI", "FoyerCrypto", "FoyerStorage", sqlKit, nioCore, logging,
+]
+
+/// A service's small executable: its library, the shared service kit and the command line.
+func serviceExecutable(_ name: String, library: String, path: String) -> Target {
+    .executableTarget(
+        name: name,
+        dependencies: [.target(name: library), "FoyerServiceKit", "FoyerRPC", "FoyerStorage", argumentParser],
+        path: path,
+        swiftSettings: swiftSettings
+    )
+}
+
 let package = Package(
     name: "Foyer",
     platforms: [.macOS(.v15)],
@@ -67,7 +91,7 @@ let package = Package(
         // MARK: Wire protocol, RPC runtime, storage, contracts
         .target(
             name: "FoyerWire",
-            dependencies: ["FoyerLZ4", .product(name: "NIOCore", package: "swift-nio")],
+            dependencies: ["FoyerLZ4", nioCore],
             path: "Shared/FoyerWire",
             swiftSettings: swiftSettings
         ),
@@ -76,11 +100,11 @@ let package = Package(
             dependencies: [
                 "FoyerWire",
                 "FoyerCrypto",
-                .product(name: "NIOCore", package: "swift-nio"),
+                nioCore,
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                nioPosix,
+                logging,
+                serviceLifecycle,
             ],
             path: "Shared/FoyerRPC",
             swiftSettings: swiftSettings
@@ -88,17 +112,17 @@ let package = Package(
         .target(
             name: "FoyerStorage",
             dependencies: [
-                .product(name: "SQLKit", package: "sql-kit"),
+                sqlKit,
                 .product(name: "SQLiteKit", package: "sqlite-kit"),
                 .product(name: "PostgresKit", package: "postgres-kit"),
-                .product(name: "Logging", package: "swift-log"),
+                logging,
             ],
             path: "Shared/FoyerStorage",
             swiftSettings: swiftSettings
         ),
         .target(
             name: "FoyerAPI",
-            dependencies: ["FoyerWire", .product(name: "NIOCore", package: "swift-nio")],
+            dependencies: ["FoyerWire", nioCore],
             path: "Shared/FoyerAPI",
             swiftSettings: swiftSettings
         ),
@@ -109,11 +133,11 @@ let package = Package(
             dependencies: [
                 "FoyerRPC",
                 "FoyerStorage",
-                .product(name: "SQLKit", package: "sql-kit"),
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "NIOCore", package: "swift-nio"),
+                sqlKit,
+                argumentParser,
+                logging,
+                serviceLifecycle,
+                nioCore,
             ],
             path: "Shared/FoyerServiceKit",
             swiftSettings: swiftSettings
@@ -122,87 +146,25 @@ let package = Package(
         // MARK: Services: a library (store, handlers, build function) and a small executable each
         .target(
             name: "FoyerIdentity",
-            dependencies: [
-                "FoyerAccessTokens",
-                "FoyerRPC",
-                "FoyerWire",
-                "FoyerAPI",
-                "FoyerCrypto",
-                "FoyerStorage",
-                .product(name: "SQLKit", package: "sql-kit"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ],
+            dependencies: storeService + ["FoyerAccessTokens", serviceLifecycle],
             path: "Services/Identity/Library",
             swiftSettings: swiftSettings
         ),
-        .executableTarget(
-            name: "IdentityMain",
-            dependencies: [
-                "FoyerIdentity",
-                "FoyerServiceKit",
-                "FoyerRPC",
-                "FoyerStorage",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
-            path: "Services/Identity/Executable",
-            swiftSettings: swiftSettings
-        ),
+        serviceExecutable("IdentityMain", library: "FoyerIdentity", path: "Services/Identity/Executable"),
         .target(
             name: "FoyerGuestQuota",
-            dependencies: [
-                "FoyerRPC",
-                "FoyerWire",
-                "FoyerAPI",
-                "FoyerCrypto",
-                "FoyerStorage",
-                .product(name: "SQLKit", package: "sql-kit"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
+            dependencies: storeService,
             path: "Services/GuestQuota/Library",
             swiftSettings: swiftSettings
         ),
-        .executableTarget(
-            name: "GuestQuotaMain",
-            dependencies: [
-                "FoyerGuestQuota",
-                "FoyerServiceKit",
-                "FoyerRPC",
-                "FoyerStorage",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
-            path: "Services/GuestQuota/Executable",
-            swiftSettings: swiftSettings
-        ),
+        serviceExecutable("GuestQuotaMain", library: "FoyerGuestQuota", path: "Services/GuestQuota/Executable"),
         .target(
             name: "FoyerUserData",
-            dependencies: [
-                "FoyerRPC",
-                "FoyerWire",
-                "FoyerAPI",
-                "FoyerCrypto",
-                "FoyerStorage",
-                .product(name: "SQLKit", package: "sql-kit"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
+            dependencies: storeService,
             path: "Services/UserData/Library",
             swiftSettings: swiftSettings
         ),
-        .executableTarget(
-            name: "UserDataMain",
-            dependencies: [
-                "FoyerUserData",
-                "FoyerServiceKit",
-                "FoyerRPC",
-                "FoyerStorage",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
-            path: "Services/UserData/Executable",
-            swiftSettings: swiftSettings
-        ),
+        serviceExecutable("UserDataMain", library: "FoyerUserData", path: "Services/UserData/Executable"),
 
         // MARK: Shared by services: access-token checks (identity, gateway), account operations (gateway, cleanup)
         .target(
@@ -213,7 +175,7 @@ let package = Package(
         ),
         .target(
             name: "FoyerAccountOps",
-            dependencies: ["FoyerAPI", "FoyerRPC", "FoyerWire", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["FoyerAPI", "FoyerRPC", "FoyerWire", logging],
             path: "Shared/FoyerAccountOps",
             swiftSettings: swiftSettings
         ),
@@ -226,49 +188,27 @@ let package = Package(
                 "FoyerCrypto",
                 "FoyerRPC",
                 "FoyerWire",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                nioCore,
+                logging,
+                serviceLifecycle,
             ],
             path: "Services/Gateway/Library",
             swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "GatewayMain",
-            dependencies: ["FoyerGateway", "FoyerServiceKit", "FoyerRPC", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: ["FoyerGateway", "FoyerServiceKit", "FoyerRPC", argumentParser],
             path: "Services/Gateway/Executable",
             swiftSettings: swiftSettings
         ),
 
         .target(
             name: "FoyerCleanup",
-            dependencies: [
-                "FoyerAccountOps",
-                "FoyerAPI",
-                "FoyerCrypto",
-                "FoyerRPC",
-                "FoyerWire",
-                "FoyerStorage",
-                .product(name: "SQLKit", package: "sql-kit"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ],
+            dependencies: storeService + ["FoyerAccountOps", serviceLifecycle],
             path: "Services/Cleanup/Library",
             swiftSettings: swiftSettings
         ),
-        .executableTarget(
-            name: "CleanupMain",
-            dependencies: [
-                "FoyerCleanup",
-                "FoyerServiceKit",
-                "FoyerRPC",
-                "FoyerStorage",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
-            path: "Services/Cleanup/Executable",
-            swiftSettings: swiftSettings
-        ),
+        serviceExecutable("CleanupMain", library: "FoyerCleanup", path: "Services/Cleanup/Executable"),
 
         // MARK: The client library, the load-test engine and the `foyer` command line
         .target(
@@ -278,8 +218,8 @@ let package = Package(
                 "FoyerRPC",
                 "FoyerWire",
                 "FoyerCrypto",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
+                nioCore,
+                logging,
             ],
             path: "Shared/FoyerClient",
             exclude: ["README.md"],
@@ -290,8 +230,8 @@ let package = Package(
             dependencies: [
                 "FoyerClient",
                 "FoyerAPI",
-                .product(name: "Histogram", package: "hdrhistogram-swift"),
-                .product(name: "Logging", package: "swift-log"),
+                histogram,
+                logging,
             ],
             path: "Shared/FoyerLoad",
             swiftSettings: swiftSettings
@@ -304,9 +244,9 @@ let package = Package(
                 "FoyerAPI",
                 "FoyerRPC",
                 "FoyerWire",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
+                argumentParser,
+                nioCore,
+                logging,
             ],
             path: "Tools/FoyerCLI",
             swiftSettings: swiftSettings
@@ -319,8 +259,8 @@ let package = Package(
         .target(
             name: "FoyerBenchKit",
             dependencies: [
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "Histogram", package: "hdrhistogram-swift"),
+                nioCore,
+                histogram,
             ],
             path: "Tools/FoyerBenchKit",
             swiftSettings: swiftSettings
@@ -340,16 +280,16 @@ let package = Package(
                 "FoyerUserData",
                 "FoyerLZ4",
                 "CFoyerLZ4",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
+                nioCore,
+                nioPosix,
+                logging,
             ],
             path: "Tools/FoyerBench",
             swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "FoyerFuzz",
-            dependencies: ["FoyerWire", "FoyerAPI", .product(name: "NIOCore", package: "swift-nio")],
+            dependencies: ["FoyerWire", "FoyerAPI", nioCore],
             path: "Tools/FoyerFuzz",
             swiftSettings: swiftSettings
         ),
@@ -362,10 +302,10 @@ let package = Package(
                 "FoyerWire",
                 "FoyerCrypto",
                 "FoyerStorage",
-                .product(name: "SQLKit", package: "sql-kit"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
+                sqlKit,
+                nioCore,
+                nioPosix,
+                logging,
             ],
             path: "Shared/FoyerTestSupport",
             exclude: ["identity_check.py"],
@@ -383,7 +323,7 @@ let package = Package(
             dependencies: [
                 "FoyerWire",
                 "FoyerAPI",
-                .product(name: "NIOCore", package: "swift-nio"),
+                nioCore,
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOTestUtils", package: "swift-nio"),
             ],
@@ -395,111 +335,52 @@ let package = Package(
                 "FoyerRPC",
                 "FoyerAPI",
                 "FoyerTestSupport",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
+                nioCore,
+                nioPosix,
                 .product(name: "NIOEmbedded", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                logging,
+                serviceLifecycle,
             ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "FoyerStorageTests",
-            dependencies: ["FoyerStorage", "FoyerTestSupport", .product(name: "SQLKit", package: "sql-kit")],
+            dependencies: ["FoyerStorage", "FoyerTestSupport", sqlKit],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "FoyerIdentityTests",
-            dependencies: [
-                "FoyerIdentity",
-                "FoyerAPI",
-                "FoyerRPC",
-                "FoyerWire",
-                "FoyerCrypto",
-                "FoyerStorage",
-                "FoyerTestSupport",
-                .product(name: "SQLKit", package: "sql-kit"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
+            dependencies: storeService + ["FoyerIdentity", "FoyerTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "FoyerGuestQuotaTests",
-            dependencies: [
-                "FoyerGuestQuota",
-                "FoyerAPI",
-                "FoyerRPC",
-                "FoyerWire",
-                "FoyerCrypto",
-                "FoyerStorage",
-                "FoyerTestSupport",
-                .product(name: "SQLKit", package: "sql-kit"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
+            dependencies: storeService + ["FoyerGuestQuota", "FoyerTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "FoyerUserDataTests",
-            dependencies: [
-                "FoyerUserData",
-                "FoyerAPI",
-                "FoyerRPC",
-                "FoyerWire",
-                "FoyerCrypto",
-                "FoyerStorage",
-                "FoyerTestSupport",
-                .product(name: "SQLKit", package: "sql-kit"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
+            dependencies: storeService + ["FoyerUserData", "FoyerTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "FoyerCleanupTests",
-            dependencies: [
-                "FoyerCleanup",
-                "FoyerIdentity",
-                "FoyerGuestQuota",
-                "FoyerUserData",
-                "FoyerAccountOps",
-                "FoyerAPI",
-                "FoyerRPC",
-                "FoyerWire",
-                "FoyerCrypto",
-                "FoyerStorage",
-                "FoyerTestSupport",
-                .product(name: "SQLKit", package: "sql-kit"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            dependencies: storeService + [
+                "FoyerCleanup", "FoyerIdentity", "FoyerGuestQuota", "FoyerUserData", "FoyerAccountOps", "FoyerTestSupport",
+                serviceLifecycle,
             ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "FoyerLoadTests",
-            dependencies: ["FoyerLoad", "FoyerClient", .product(name: "Histogram", package: "hdrhistogram-swift")],
+            dependencies: ["FoyerLoad", "FoyerClient", histogram],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "FoyerClientTests",
-            dependencies: [
-                "FoyerClient",
-                "FoyerGateway",
-                "FoyerIdentity",
-                "FoyerGuestQuota",
-                "FoyerUserData",
-                "FoyerCleanup",
-                "FoyerAPI",
-                "FoyerRPC",
-                "FoyerWire",
-                "FoyerCrypto",
-                "FoyerStorage",
-                "FoyerTestSupport",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            dependencies: storeService + [
+                "FoyerClient", "FoyerGateway", "FoyerIdentity", "FoyerGuestQuota", "FoyerUserData", "FoyerCleanup",
+                "FoyerTestSupport", serviceLifecycle,
             ],
             swiftSettings: swiftSettings
         ),
@@ -507,7 +388,7 @@ let package = Package(
         // the start-up files every deployment shares.
         .testTarget(
             name: "FoyerDeploymentTests",
-            dependencies: ["FoyerStackProcesses", "FoyerServiceKit", "FoyerRPC", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["FoyerStackProcesses", "FoyerServiceKit", "FoyerRPC", logging],
             swiftSettings: swiftSettings
         ),
         // Starts the five built executables (`swift test` builds them; FOYER_BIN_DIR points elsewhere).
@@ -521,9 +402,9 @@ let package = Package(
                 "FoyerCrypto",
                 "FoyerStorage",
                 "FoyerTestSupport",
-                .product(name: "SQLKit", package: "sql-kit"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
+                sqlKit,
+                nioCore,
+                logging,
             ],
             swiftSettings: swiftSettings
         ),
