@@ -8,7 +8,7 @@ import Glibc
 
 /// Reads the cluster secret from a file, creating the file with a new secret on first start.
 ///
-/// The new secret is written (mode 0600) and flushed to a file of this process's own, then hard-linked to `path`.
+/// The new secret is written (mode 0600) and flushed to a file of its own (a random name), then hard-linked to `path`.
 /// The link either appears whole or fails because `path` exists, so when services start together exactly one
 /// secret wins, and a loser never reads a file the winner has created but not yet written.
 public enum ClusterSecretFile {
@@ -21,7 +21,7 @@ public enum ClusterSecretFile {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         }
         let secret = ClusterSecret.generate()
-        let temporary = "\(path).\(getpid()).new"
+        let temporary = "\(path).\(UUID().uuidString).new"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         guard descriptor >= 0 else {
             throw ServiceKitError("cannot create the cluster secret file \(temporary): \(String(cString: strerror(errno)))")
