@@ -75,3 +75,39 @@ public func withTestClient<T: Sendable>(
         throw error
     }
 }
+
+/// Runs a service's `server` in-process, hands `body` a client of it, then stops the server and runs `close` (the
+/// service's, which closes its database), also when `body` throws.
+///
+/// - Parameter maxAttempts: the client's attempts per call (1 to see a failure a retry would hide).
+nonisolated(nonsending) public func withServiceClient<T: Sendable>(
+    _ server: RPCServer,
+    service: String,
+    maxAttempts: Int,
+    close: () async throws -> Void,
+    _ body: (RPCClient) async throws -> T
+) async throws -> T {
+    let result: T
+    do {
+        result = try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await server.run() }
+            defer { group.cancelAll() }
+            let port = try await server.boundAddress().port!
+            return try await withTestClient(
+                port: port,
+                service: service,
+                adjust: {
+                    $0.maxAttempts = maxAttempts
+                    // Generous: the suites run in parallel on small shared machines.
+                    $0.defaultCallTimeout = .seconds(60)
+                },
+                body
+            )
+        }
+    } catch {
+        try? await close()
+        throw error
+    }
+    try await close()
+    return result
+}

@@ -70,31 +70,10 @@ func withGuestQuota<T: Sendable>(
             server: testServerConfiguration(service: "guest-quota"),
             logger: TestLogging.logger("foyer.test.guest-quota")
         )
-        let result: T
-        do {
-            result = try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { try await service.server.run() }
-                defer { group.cancelAll() }
-                let port = try await service.server.boundAddress().port!
-                return try await withTestClient(
-                    port: port,
-                    service: "guest-quota",
-                    adjust: {
-                        $0.maxAttempts = maxAttempts
-                        // Generous: the suites run in parallel on small shared machines.
-                        $0.defaultCallTimeout = .seconds(60)
-                    }
-                ) {
-                    client in
-                    try await body(GuestQuotaHarness(client: client, clock: clock, configuration: configuration))
-                }
-            }
-        } catch {
-            try? await service.close()
-            throw error
+        return try await withServiceClient(service.server, service: "guest-quota", maxAttempts: maxAttempts, close: service.close) {
+            client in
+            try await body(GuestQuotaHarness(client: client, clock: clock, configuration: configuration))
         }
-        try await service.close()
-        return result
     }
 }
 

@@ -101,31 +101,10 @@ func withUserData<T: Sendable>(
             server: testServerConfiguration(service: "user-data"),
             logger: TestLogging.logger("foyer.test.user-data")
         )
-        let result: T
-        do {
-            result = try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { try await service.server.run() }
-                defer { group.cancelAll() }
-                let port = try await service.server.boundAddress().port!
-                return try await withTestClient(
-                    port: port,
-                    service: "user-data",
-                    adjust: {
-                        $0.maxAttempts = maxAttempts
-                        // Generous: the suites run in parallel on small shared machines.
-                        $0.defaultCallTimeout = .seconds(60)
-                    }
-                ) {
-                    client in
-                    try await body(UserDataHarness(client: client, clock: clock, configuration: configuration))
-                }
-            }
-        } catch {
-            try? await service.close()
-            throw error
+        return try await withServiceClient(service.server, service: "user-data", maxAttempts: maxAttempts, close: service.close) {
+            client in
+            try await body(UserDataHarness(client: client, clock: clock, configuration: configuration))
         }
-        try await service.close()
-        return result
     }
 }
 
