@@ -252,6 +252,7 @@ extension FoyerError {
     public static let membersOnly = status(GatewayStatus.membersOnly)
     public static let operationReused = status(GatewayStatus.operationReused)
     public static let wrongAccountKind = status(GatewayStatus.wrongAccountKind)
+    public static let signInRequired = status(GatewayStatus.signInRequired)
 }
 
 // MARK: - Kinds

@@ -22,6 +22,7 @@ struct FoyerErrorTests {
         #expect(FoyerError.quotaExceeded.name == "quota-exceeded")
         #expect(FoyerError.tokenExpired.name == "token-expired")
         #expect(FoyerError.membersOnly.name == "members-only")
+        #expect(FoyerError.signInRequired.name == "sign-in-required")
         #expect(FoyerError.versionMismatch.name == "version-mismatch")
         #expect(FoyerError.unavailable.name == "unavailable")
         #expect(FoyerError.notSignedIn.name == "not-signed-in")

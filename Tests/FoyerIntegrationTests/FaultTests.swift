@@ -100,8 +100,10 @@ private struct MergeScenario {
         }
     }
 
-    /// The client retries (its answer may be the merge or an authentication failure: the guest's session ended at
-    /// the first step), cleanup sweeps, and the end state must be one merge, done once.
+    /// The client retries: the gateway finishes the merge the first attempt began (the guest's session ended at its
+    /// first step, but a retry of the same operation goes on) and signs in to the account with the password; only
+    /// when the crash came after the last step, which left nothing to do, is the retry an authentication failure.
+    /// Then cleanup sweeps and finds nothing stuck, and the end state must be one merge, done once.
     func recoverAndCheck(sourceLocation: SourceLocation = #_sourceLocation) async throws {
         do {
             let retried = try await link()
@@ -109,9 +111,12 @@ private struct MergeScenario {
             #expect(retried.session.uid == account.uid, sourceLocation: sourceLocation)
         } catch let error as FoyerError {
             #expect(error.isAuthenticationFailure, "the retry failed with \(error)", sourceLocation: sourceLocation)
+            #expect(try await stack.databases.state(of: guest.uid) == nil, "a retry refused before the merge finished", sourceLocation: sourceLocation)
         }
+        #expect(try await stack.databases.state(of: guest.uid) == nil, "the retry left the merge unfinished", sourceLocation: sourceLocation)
         let report = try await stack.sweep()
         #expect(report.errors == 0, "\(report)\n\(stack.logs())", sourceLocation: sourceLocation)
+        #expect(report.stuckFinished == 0, "the retry should have finished the merge", sourceLocation: sourceLocation)
 
         try await expectGone(guest.uid, stack, sourceLocation: sourceLocation)
         let databases = stack.databases

@@ -79,7 +79,22 @@ extension GatewayCore {
         var fingerprint = ByteBuffer(bytes: SHA256.hash(credential.readableBytesView))
         fingerprint.writeMultipleIntegers(request.onConflict.rawValue, request.mergePolicy.rawValue)
         return try await remembering(request.operationID, token: request.accessToken, fingerprint: fingerprint, context: context) {
-            let caller = try await self.authenticateStrictly(request.accessToken, context: context)
+            let caller: Caller
+            do {
+                caller = try await self.authenticateStrictly(request.accessToken, context: context)
+            } catch let refusal as RPCError where refusal.status == IdentityStatus.tokenRevoked {
+                guard
+                    let result = try await self.continueResolution(
+                        token: request.accessToken,
+                        operationID: request.operationID,
+                        choice: request.onConflict,
+                        policy: request.mergePolicy,
+                        credential: request.credential,
+                        context: context
+                    )
+                else { throw refusal }
+                return result
+            }
             let options = CallOptions(deadline: context.deadline)
             let session: SessionTokens
             do {
@@ -118,7 +133,22 @@ extension GatewayCore {
         var fingerprint = ByteBuffer(string: request.ticket)
         fingerprint.writeMultipleIntegers(request.choice.rawValue, request.mergePolicy.rawValue)
         return try await remembering(request.operationID, token: request.accessToken, fingerprint: fingerprint, context: context) {
-            let caller = try await self.authenticateStrictly(request.accessToken, context: context)
+            let caller: Caller
+            do {
+                caller = try await self.authenticateStrictly(request.accessToken, context: context)
+            } catch let refusal as RPCError where refusal.status == IdentityStatus.tokenRevoked {
+                guard
+                    let result = try await self.continueResolution(
+                        token: request.accessToken,
+                        operationID: request.operationID,
+                        choice: request.choice,
+                        policy: request.mergePolicy,
+                        credential: nil,
+                        context: context
+                    )
+                else { throw refusal }
+                return result
+            }
             return try await self.resolve(
                 guest: caller,
                 account: nil,
@@ -170,6 +200,76 @@ extension GatewayCore {
         case .fail:
             throw RPCError.invalidArgument("a conflict can only be resolved by merge or discard")
         }
+    }
+
+    /// Finishes a merge or discard that an earlier attempt under this operation began before it failed. That first
+    /// step revoked the guest's sessions, so the retry's token is refused as revoked; it is accepted here when its
+    /// signature and lifetime check out and the guest is `merging` (or `deleting`) under this very operation. The
+    /// merge runs its remaining steps under the retry's policy. The account's session comes from signing in with
+    /// the credential when it is a password; an email link, ID token or ticket was spent by the first attempt, so
+    /// then the answer is `sign-in-required`. Answers nil when there is nothing of this operation to continue.
+    private func continueResolution(
+        token: String,
+        operationID: String,
+        choice: ConflictChoice,
+        policy: MergePolicy,
+        credential: Credential?,
+        context: RPCContext
+    ) async throws -> LinkResult? {
+        let options = CallOptions(deadline: context.deadline)
+        guard
+            let guest = try? await verifySignature(token),
+            let state = try? await identity.call(IdentityMethods.getUser, IdentityUserRequest(uid: guest.uid), options: options).state,
+            state.operationID == scopedOperation(operationID, uid: guest.uid)
+        else { return nil }
+        let operationID = scopedOperation(operationID, uid: guest.uid)
+        switch (state.kind, choice) {
+        case (.merging, .merge):
+            guard let account = state.mergeInto else { return nil }
+            context.logger.info("a retried merge continues", metadata: ["user.uid": "\(guest.uid)", "merge.into": "\(account)"])
+            let report = try await operations.finishMerge(
+                guest: guest.uid,
+                into: account,
+                operationID: operationID,
+                policy: policy,
+                options: options
+            )
+            return LinkResult(
+                outcome: .merged,
+                session: try await accountSession(credential, account: account, finished: "merge", options: options),
+                mergeReport: report
+            )
+        case (.deleting, .discard):
+            context.logger.info("a retried discard continues", metadata: ["user.uid": "\(guest.uid)"])
+            _ = try await operations.finishDeletion(uid: guest.uid, operationID: operationID, reason: .merge, options: options)
+            return LinkResult(
+                outcome: .discarded,
+                session: try await accountSession(credential, account: nil, finished: "discard", options: options)
+            )
+        default:
+            return nil
+        }
+    }
+
+    /// A session for the account a finished merge or discard went to, signed in with the retry's password.
+    private func accountSession(
+        _ credential: Credential?,
+        account: String?,
+        finished: String,
+        options: CallOptions
+    ) async throws -> SessionTokens {
+        guard case .password(let email, let password)? = credential else {
+            throw RPCError(GatewayStatus.signInRequired, "the \(finished) is done; sign in to the account")
+        }
+        let session = try await identity.call(
+            IdentityMethods.signInWithPassword,
+            PasswordSignInRequest(email: email, password: password),
+            options: options
+        )
+        guard account == nil || session.uid == account else {
+            throw RPCError(GatewayStatus.signInRequired, "the \(finished) is done; sign in to the account")
+        }
+        return session
     }
 
     /// Attaches a credential to `uid` with identity.

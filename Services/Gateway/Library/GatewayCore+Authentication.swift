@@ -22,7 +22,7 @@ extension GatewayCore {
     }
 
     /// The token's caller if its signature, issuer, audience and lifetime check out, without asking identity.
-    private func verifySignature(_ token: String) async throws -> Caller {
+    func verifySignature(_ token: String) async throws -> Caller {
         let (unverified, keyID) = try validator.decode(token)
         let key = try await keys.key(id: keyID, now: now)
         let claims = try validator.validate(unverified, key: key, now: now)

@@ -8,12 +8,16 @@ public enum GatewayStatus {
     public static let operationReused = RPCStatus(rawValue: 0x3502)
     /// The operation needs a guest, and the caller is a member (or the other way round).
     public static let wrongAccountKind = RPCStatus(rawValue: 0x3503)
+    /// A retried link-or-merge finished the merge (or discard) its first attempt began, but cannot sign in to the
+    /// account: the first attempt spent the email link, ID token or ticket. Sign in to the account.
+    public static let signInRequired = RPCStatus(rawValue: 0x3504)
 
     public static func name(of status: RPCStatus) -> String? {
         switch status {
         case membersOnly: "members-only"
         case operationReused: "operation-reused"
         case wrongAccountKind: "wrong-account-kind"
+        case signInRequired: "sign-in-required"
         default: nil
         }
     }
