@@ -104,6 +104,22 @@ public final class FoyerDatabase: Sendable {
         self.backend = backend
     }
 
+    /// Opens the database and runs `prepare` on it (a service's migrations, the store it builds), closing the
+    /// database again if `prepare` throws: a service that refuses to start leaves nothing open.
+    public static func open<T>(
+        _ configuration: DatabaseConfiguration,
+        logger: Logger,
+        preparing prepare: (FoyerDatabase) async throws -> T
+    ) async throws -> T {
+        let database = try await open(configuration, logger: logger)
+        do {
+            return try await prepare(database)
+        } catch {
+            try? await database.close()
+            throw error
+        }
+    }
+
     /// Opens the database and checks that it is reachable (one connection is opened now, so a wrong path, URL,
     /// password or a server that is down fails here with ``FoyerStorageError/openFailed(_:)``).
     ///

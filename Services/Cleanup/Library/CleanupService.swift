@@ -39,19 +39,11 @@ public final class CleanupService: Sendable {
         logger: Logger
     ) async throws -> CleanupService {
         try configuration.validate()
-        let database = try await FoyerDatabase.open(configuration.database, logger: logger)
-        let store = CleanupStore(database: database)
-        let key: [UInt8]
-        do {
+        let (store, key) = try await FoyerDatabase.open(configuration.database, logger: logger) { database in
+            let store = CleanupStore(database: database)
             try await store.migrate()
-            if let configured = configuration.pseudonymKey {
-                key = configured
-            } else {
-                key = try await store.pseudonymKey(now: configuration.now())
-            }
-        } catch {
-            try? await database.close()
-            throw error
+            if let configured = configuration.pseudonymKey { return (store, configured) }
+            return (store, try await store.pseudonymKey(now: configuration.now()))
         }
         let pseudonyms = Pseudonymizer(key: key)
         let recorder = StoreDeletionRecorder(store: store, pseudonyms: pseudonyms, now: configuration.now)
@@ -88,7 +80,7 @@ public final class CleanupService: Sendable {
             configuration: configuration,
             sweeper: sweeper,
             clients: [identity, guestQuota, userData],
-            database: database
+            database: store.database
         )
     }
 

@@ -32,13 +32,10 @@ public final class GuestQuotaService: Sendable {
         logger: Logger
     ) async throws -> GuestQuotaService {
         try configuration.validate()
-        let database = try await FoyerDatabase.open(configuration.database, logger: logger)
-        let store = GuestQuotaStore(database: database, configuration: configuration, logger: logger)
-        do {
+        let store = try await FoyerDatabase.open(configuration.database, logger: logger) { database in
+            let store = GuestQuotaStore(database: database, configuration: configuration, logger: logger)
             try await store.migrate()
-        } catch {
-            try? await database.close()
-            throw error
+            return store
         }
         var router = RPCRouter()
         GuestQuotaHandlers(store: store).register(on: &router)

@@ -32,18 +32,8 @@ public final class IdentityService: Sendable {
         server: RPCServerConfiguration,
         logger: Logger
     ) async throws -> IdentityService {
-        let database = try await FoyerDatabase.open(configuration.database, logger: logger)
-        do {
-            return try await make(
-                configuration: configuration,
-                database: database,
-                ownsDatabase: true,
-                server: server,
-                logger: logger
-            )
-        } catch {
-            try? await database.close()
-            throw error
+        try await FoyerDatabase.open(configuration.database, logger: logger) { database in
+            try await make(configuration: configuration, database: database, ownsDatabase: true, server: server, logger: logger)
         }
     }
 

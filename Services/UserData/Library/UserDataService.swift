@@ -32,13 +32,10 @@ public final class UserDataService: Sendable {
         logger: Logger
     ) async throws -> UserDataService {
         try configuration.validate()
-        let database = try await FoyerDatabase.open(configuration.database, logger: logger)
-        let store = DocumentStore(database: database, configuration: configuration, logger: logger)
-        do {
+        let store = try await FoyerDatabase.open(configuration.database, logger: logger) { database in
+            let store = DocumentStore(database: database, configuration: configuration, logger: logger)
             try await store.migrate()
-        } catch {
-            try? await database.close()
-            throw error
+            return store
         }
         var router = RPCRouter()
         UserDataHandlers(store: store).register(on: &router)
