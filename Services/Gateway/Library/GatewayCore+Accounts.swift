@@ -80,20 +80,16 @@ extension GatewayCore {
         fingerprint.writeMultipleIntegers(request.onConflict.rawValue, request.mergePolicy.rawValue)
         return try await remembering(request.operationID, token: request.accessToken, fingerprint: fingerprint, context: context) {
             let caller: Caller
-            do {
-                caller = try await self.authenticateStrictly(request.accessToken, context: context)
-            } catch let refusal as RPCError where refusal.status == IdentityStatus.tokenRevoked {
-                guard
-                    let result = try await self.continueResolution(
-                        token: request.accessToken,
-                        operationID: request.operationID,
-                        choice: request.onConflict,
-                        policy: request.mergePolicy,
-                        credential: request.credential,
-                        context: context
-                    )
-                else { throw refusal }
-                return result
+            switch try await self.authenticateResolution(
+                request.accessToken,
+                operationID: request.operationID,
+                choice: request.onConflict,
+                policy: request.mergePolicy,
+                credential: request.credential,
+                context: context
+            ) {
+            case .caller(let authenticated): caller = authenticated
+            case .finished(let result): return result
             }
             let options = CallOptions(deadline: context.deadline)
             let session: SessionTokens
@@ -134,20 +130,16 @@ extension GatewayCore {
         fingerprint.writeMultipleIntegers(request.choice.rawValue, request.mergePolicy.rawValue)
         return try await remembering(request.operationID, token: request.accessToken, fingerprint: fingerprint, context: context) {
             let caller: Caller
-            do {
-                caller = try await self.authenticateStrictly(request.accessToken, context: context)
-            } catch let refusal as RPCError where refusal.status == IdentityStatus.tokenRevoked {
-                guard
-                    let result = try await self.continueResolution(
-                        token: request.accessToken,
-                        operationID: request.operationID,
-                        choice: request.choice,
-                        policy: request.mergePolicy,
-                        credential: nil,
-                        context: context
-                    )
-                else { throw refusal }
-                return result
+            switch try await self.authenticateResolution(
+                request.accessToken,
+                operationID: request.operationID,
+                choice: request.choice,
+                policy: request.mergePolicy,
+                credential: nil,
+                context: context
+            ) {
+            case .caller(let authenticated): caller = authenticated
+            case .finished(let result): return result
             }
             return try await self.resolve(
                 guest: caller,
@@ -199,6 +191,39 @@ extension GatewayCore {
             return LinkResult(outcome: .discarded, session: session)
         case .fail:
             throw RPCError.invalidArgument("a conflict can only be resolved by merge or discard")
+        }
+    }
+
+    /// Who asks for a link-or-merge or a conflict's resolution, or the answer of one an earlier attempt began.
+    private enum Resolution {
+        case caller(Caller)
+        case finished(LinkResult)
+    }
+
+    /// Strict authentication; for a token identity refuses as revoked, the merge or discard an earlier attempt
+    /// under this operation began, finished (`continueResolution`), or else the refusal.
+    private func authenticateResolution(
+        _ token: String,
+        operationID: String,
+        choice: ConflictChoice,
+        policy: MergePolicy,
+        credential: Credential?,
+        context: RPCContext
+    ) async throws -> Resolution {
+        do {
+            return .caller(try await authenticateStrictly(token, context: context))
+        } catch let refusal as RPCError where refusal.status == IdentityStatus.tokenRevoked {
+            guard
+                let result = try await continueResolution(
+                    token: token,
+                    operationID: operationID,
+                    choice: choice,
+                    policy: policy,
+                    credential: credential,
+                    context: context
+                )
+            else { throw refusal }
+            return .finished(result)
         }
     }
 
