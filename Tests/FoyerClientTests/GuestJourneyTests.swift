@@ -102,6 +102,50 @@ struct GuestJourneyTests {
         }
     }
 
+    @Test(
+        "Rewrites are charged their growth and give back what they shrink; growing past the bytes limit is refused; racing first writes of one key count one document"
+    )
+    func bytesFollowRewrites() async throws {
+        try await withStack { stack in
+            try await stack.withClient { client in
+                try await client.signInAsGuest()
+                func used(_ counter: String) async throws -> UInt64? {
+                    try await client.quota().counters.first { $0.counter == counter }?.used
+                }
+                try await client.put("notes", "a", bytes: [UInt8](repeating: 1, count: 1000))
+                #expect(try await used("bytes") == 1000)
+                try await client.put("notes", "a", bytes: [UInt8](repeating: 2, count: 3000))
+                #expect(try await used("bytes") == 3000)
+                try await client.put("notes", "a", bytes: [UInt8](repeating: 3, count: 500))
+                #expect(try await used("bytes") == 500)
+                #expect(try await used("documents") == 1)
+
+                // The guest plan holds 1 MiB: five documents of 200,000 bytes leave 48,076.
+                for index in 0..<5 { try await client.put("big", "b\(index)", bytes: [UInt8](repeating: 4, count: 200_000)) }
+                #expect(try await used("bytes") == 1_000_500)
+                await expectError(.quotaExceeded) {
+                    try await client.put("notes", "a", bytes: [UInt8](repeating: 5, count: 100_000))
+                }
+                #expect(try await client.get("notes", "a")?.bytes.count == 500)
+                #expect(try await used("bytes") == 1_000_500)
+                #expect(try await client.delete("notes", "a"))
+                #expect(try await used("bytes") == 1_000_000)
+                #expect(try await used("documents") == 5)
+
+                // Four first writes of one key at once: one document, the last value's bytes.
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for index in 0..<4 {
+                        group.addTask { try await client.put("race", "k", bytes: [UInt8](repeating: UInt8(index), count: 100)) }
+                    }
+                    try await group.waitForAll()
+                }
+                #expect(try await used("documents") == 6)
+                #expect(try await used("bytes") == 1_000_100)
+                #expect(try await client.get("race", "k")?.version == 4)
+            }
+        }
+    }
+
     @Test("A guest's import is refused members-only; a member's goes through")
     func importIsMembersOnly() async throws {
         try await withStack { stack in

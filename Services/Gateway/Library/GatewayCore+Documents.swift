@@ -52,9 +52,15 @@ extension GatewayCore {
         }
     }
 
-    /// Writes a document. A new document first takes one `documents` and its size in `bytes` from the quota
-    /// (keyed by the client's idempotency key, so a retry never counts twice); if the write then fails, both are
-    /// given back at once. Deleting a document gives them back too (`delete`).
+    /// Writes a document, charging the quota for what the write adds: a new document takes one `documents`, and
+    /// any write takes the bytes it adds to `bytes` (its size, or for a rewrite the growth over the version it
+    /// replaces), before it is made; a rewrite that shrinks the document gives the difference back after it. The
+    /// charges are given back if the write fails. Deleting a document gives its share back (`delete`).
+    ///
+    /// The write is pinned to the version the charge was computed against (0: create only), so two writes racing
+    /// on one key cannot both be charged as the first: the loser gets `version-mismatch` and, unless the client
+    /// asked for a version itself, reads again and is charged against the new version (at most `putAttempts`
+    /// times).
     func put(
         caller: Caller,
         collection: String,
@@ -64,25 +70,69 @@ extension GatewayCore {
         idempotencyKey: String,
         options: CallOptions
     ) async throws -> PutDocumentResponse {
-        let write = PutDocumentRequest(uid: caller.uid, collection: collection, key: key, value: value, expectedVersion: expectedVersion)
-        let existing = try await userData.call(
-            UserDataMethods.get,
-            GetDocumentRequest(uid: caller.uid, collection: collection, key: key),
-            options: options
-        )
-        guard existing.document == nil else { return try await userData.call(UserDataMethods.put, write, options: options) }
-        let keys = QuotaKeys(idempotencyKey: idempotencyKey)
-        try await consume(uid: caller.uid, counter: configuration.documentsCounter, amount: 1, key: keys.document, options: options)
-        do {
-            if value.readableBytes > 0 {
-                try await consume(uid: caller.uid, counter: configuration.bytesCounter, amount: Int64(value.readableBytes), key: keys.bytes, options: options)
+        for attempt in 1...Self.putAttempts {
+            let current = try await userData.call(
+                UserDataMethods.get,
+                GetDocumentRequest(uid: caller.uid, collection: collection, key: key),
+                options: options
+            ).document
+            let pinned = current?.version ?? 0
+            let write = PutDocumentRequest(
+                uid: caller.uid,
+                collection: collection,
+                key: key,
+                value: value,
+                expectedVersion: expectedVersion ?? pinned
+            )
+            guard expectedVersion == nil || expectedVersion == pinned else {
+                // Not at the version the client expects: user-data answers the mismatch with the current version.
+                return try await userData.call(UserDataMethods.put, write, options: options)
             }
-            return try await userData.call(UserDataMethods.put, write, options: options)
-        } catch {
-            await refund(uid: caller.uid, keys: keys, options: options)
-            throw error
+            let oldBytes = current?.value.readableBytes ?? 0
+            // Fresh keys for each attempt: what keeps a retried write from counting twice is the pinned version
+            // (a retry after a lost answer finds its own write and adds nothing), and a refunded key could not be
+            // consumed again. The keys still make the gateway's own retries of one consume count once.
+            let keys = QuotaKeys(idempotencyKey: "\(idempotencyKey)#\(UUID().uuidString)")
+            if current == nil {
+                try await consume(uid: caller.uid, counter: configuration.documentsCounter, amount: 1, key: keys.document, options: options)
+            }
+            do {
+                if value.readableBytes > oldBytes {
+                    try await consume(
+                        uid: caller.uid,
+                        counter: configuration.bytesCounter,
+                        amount: Int64(value.readableBytes - oldBytes),
+                        key: keys.bytes,
+                        options: options
+                    )
+                }
+                let answer = try await userData.call(UserDataMethods.put, write, options: options)
+                if let current, value.readableBytes < oldBytes {
+                    // Once per replaced version, like a delete's release.
+                    let releaseKey = "put:" + QuotaKeys.hex("\(collection)\u{0}\(key)\u{0}\(current.version)\u{0}\(current.updatedAtMicroseconds)")
+                    await release(
+                        uid: caller.uid,
+                        counter: configuration.bytesCounter,
+                        amount: UInt64(oldBytes - value.readableBytes),
+                        key: releaseKey,
+                        options: options
+                    )
+                }
+                return answer
+            } catch let error as RPCError
+                where error.status == UserDataStatus.versionMismatch && expectedVersion == nil && attempt < Self.putAttempts
+            {
+                await refund(uid: caller.uid, keys: keys, options: options)
+            } catch {
+                await refund(uid: caller.uid, keys: keys, options: options)
+                throw error
+            }
         }
+        preconditionFailure("the last attempt returns or throws")
     }
+
+    /// Reads and pinned writes a put tries before a concurrent writer's `version-mismatch` is the answer.
+    static let putAttempts = 5
 
     /// Deletes a document and gives back the quota it took (one document and its size in bytes).
     func delete(caller: Caller, collection: String, key: String, options: CallOptions) async throws -> DeleteDocumentResponse {
@@ -164,8 +214,8 @@ extension GatewayCore {
     }
 }
 
-/// The quota idempotency keys of one write, derived from the client's key for that write (hashed, so they stay
-/// short and printable whatever the client sent).
+/// The quota idempotency keys of one attempt at a write (hashed, so they stay short and printable whatever the
+/// client sent).
 struct QuotaKeys {
     let document: String
     let bytes: String
