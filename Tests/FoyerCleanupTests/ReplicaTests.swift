@@ -75,4 +75,27 @@ struct ReplicaTests {
             }
         }
     }
+
+    @Test("status answers the newest sweep of any replica, also after a restart", arguments: TestEngine.allCases)
+    func statusIsShared(engine: TestEngine) async throws {
+        try await withCluster(engine) { cluster in
+            let guest = try await cluster.newGuest()
+            cluster.advance(days: 31)
+            let report = try await cluster.withCleanup(replica: "replica-a") { first in
+                try await cluster.withCleanup(replica: "replica-b") { second in
+                    #expect(try await second.status().lastSweep == nil)
+                    let report = try await first.sweep()
+                    #expect(report.expiredGuests == 1)
+                    let status = try await second.status()
+                    #expect(!status.running)
+                    #expect(status.lastSweep == report)
+                    return report
+                }
+            }
+            #expect(try await cluster.state(of: guest.uid) == nil)
+            try await cluster.withCleanup(replica: "replica-c") { restarted async throws in
+                #expect(try await restarted.status().lastSweep == report)
+            }
+        }
+    }
 }

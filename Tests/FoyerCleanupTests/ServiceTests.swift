@@ -36,7 +36,7 @@ struct ServiceTests {
                 let first = await iterator.next()
                 #expect(first?.expiredGuests == 1)
                 #expect(try await cluster.state(of: guest.uid) == nil)
-                #expect(service.status().lastSweep == first)
+                #expect(await service.status().lastSweep == first)
                 await group.triggerGracefulShutdown()
                 try await tasks.waitForAll()
             }

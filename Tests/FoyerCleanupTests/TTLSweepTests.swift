@@ -103,7 +103,7 @@ struct TTLSweepTests {
                 let status = try await cleanup.status()
                 #expect(!status.running)
                 #expect(status.lastSweep == report)
-                #expect(cleanup.service.status() == status)
+                #expect(await cleanup.service.status() == status)
 
                 _ = try await cleanup.sweep(dryRun: true)
                 #expect(try await cleanup.status().lastSweep == report)

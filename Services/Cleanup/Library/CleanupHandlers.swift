@@ -10,7 +10,7 @@ struct CleanupHandlers: Sendable {
 
     func register(on router: inout RPCRouter) {
         router.register(CleanupMethods.status) { _, _ in
-            sweeper.status()
+            await sweeper.status()
         }
         router.register(CleanupMethods.sweep) { request, _ in
             await sweeper.sweep(dryRun: request.dryRun)

@@ -37,6 +37,19 @@ enum CleanupMigrations {
                 )
                 """,
             ]
-        }
+        },
+        Migration(version: 2, name: "last sweep per replica") { engine in
+            [
+                // The report of the last sweep each replica finished (its wire encoding), so `status` answers the
+                // newest of any replica, also after a restart.
+                """
+                CREATE TABLE cleanup_sweeps (
+                    replica TEXT PRIMARY KEY,
+                    report \(engine.binaryColumnType) NOT NULL,
+                    finished_at BIGINT NOT NULL
+                )
+                """
+            ]
+        },
     ]
 }

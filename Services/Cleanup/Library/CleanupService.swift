@@ -105,8 +105,8 @@ public final class CleanupService: Sendable {
     }
 
     /// What the `status` method answers.
-    public func status() -> CleanupStatusResponse {
-        sweeper.status()
+    public func status() async -> CleanupStatusResponse {
+        await sweeper.status()
     }
 
     /// The reports of the sweeps this replica finishes from now on (loop or method; not dry runs), for logs and

@@ -46,9 +46,17 @@ final class Sweeper: Sendable {
     var identity: RPCClient { operations.identity }
     var now: Date { configuration.now() }
 
-    /// Whether a (non-dry) sweep runs now, and the last one this replica finished.
-    func status() -> CleanupStatusResponse {
-        state.withLock { CleanupStatusResponse(running: $0.running, lastSweep: $0.lastSweep) }
+    /// Whether a (non-dry) sweep of this replica runs now, and the last sweep any replica finished (from the
+    /// database; this replica's own last one when the database cannot say).
+    func status() async -> CleanupStatusResponse {
+        let (running, ownLast) = state.withLock { ($0.running, $0.lastSweep) }
+        do {
+            let last = try await store.lastSweep()
+            return CleanupStatusResponse(running: running, lastSweep: last ?? ownLast)
+        } catch {
+            logger.warning("reading the last sweep failed", metadata: ["error": "\(error)"])
+            return CleanupStatusResponse(running: running, lastSweep: ownLast)
+        }
     }
 
     /// The reports of the sweeps this replica finishes from now on (not dry runs).
@@ -99,6 +107,11 @@ final class Sweeper: Sendable {
             startedAtMilliseconds: started.wireMilliseconds,
             finishedAtMilliseconds: now.wireMilliseconds
         )
+        do {
+            try await store.saveSweep(report, replica: configuration.replicaID)
+        } catch {
+            logger.warning("keeping the sweep's report failed", metadata: ["error": "\(error)"])
+        }
         let observers = state.withLock { state in
             state.running = false
             state.lastSweep = report
