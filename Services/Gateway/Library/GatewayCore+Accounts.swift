@@ -30,7 +30,12 @@ extension GatewayCore {
         }
         router.register(GatewayMethods.deleteAccount) { request, context in
             try await self.remembering(request.operationID, token: request.accessToken, fingerprint: ByteBuffer(string: "delete"), context: context) {
-                let caller = try await self.authenticateDeletion(request.accessToken, operationID: request.operationID, context: context)
+                let (caller, finished) = try await self.authenticateDeletion(
+                    request.accessToken,
+                    operationID: request.operationID,
+                    context: context
+                )
+                if finished { return DeletionReport(documentsDeleted: 0) }
                 let deleted = try await self.operations.deleteEverything(
                     uid: caller.uid,
                     operationID: self.scopedOperation(request.operationID, uid: caller.uid),
@@ -49,7 +54,8 @@ extension GatewayCore {
 
     /// A guest's sign-out deletes it with everything (it could never sign in again); a member's revokes the session.
     func signOut(_ request: OperationRequest, context: RPCContext) async throws -> SignOutResponse {
-        let caller = try await authenticateDeletion(request.accessToken, operationID: request.operationID, context: context)
+        let (caller, finished) = try await authenticateDeletion(request.accessToken, operationID: request.operationID, context: context)
+        if finished { return SignOutResponse(accountDeleted: true) }
         let options = CallOptions(deadline: context.deadline)
         if caller.isAnonymous {
             _ = try await operations.deleteEverything(

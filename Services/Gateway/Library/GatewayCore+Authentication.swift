@@ -29,27 +29,40 @@ extension GatewayCore {
         return Caller(uid: claims.subject, isAnonymous: claims.isAnonymous, sessionID: claims.sessionID)
     }
 
-    /// The caller of delete-everything or of a guest's sign-out, which delete under the client's `operationID`.
+    /// The caller of delete-everything or of a guest's sign-out, which delete under the client's `operationID`, and
+    /// whether that deletion has already finished.
     ///
     /// The first step of a deletion revokes every session of the user, so a client retrying after a failure
     /// half-way used to be refused and had to leave the rest to cleanup's recovery. A token identity refuses as
     /// revoked is therefore still accepted here when its signature and lifetime check out and its user is
     /// `deleting` under this very operation: the retry finishes the deletion it started, which was past undoing.
-    func authenticateDeletion(_ token: String, operationID: String, context: RPCContext) async throws -> Caller {
+    /// When the user is gone and identity confirms this operation deleted it (the first attempt finished but its
+    /// answer was lost, or reached another replica), the retry is answered that it is done.
+    func authenticateDeletion(_ token: String, operationID: String, context: RPCContext) async throws -> (caller: Caller, finished: Bool) {
         do {
-            return try await authenticateStrictly(token, context: context)
+            return (try await authenticateStrictly(token, context: context), false)
         } catch let refusal as RPCError where refusal.status == IdentityStatus.tokenRevoked {
             let caller = try await verifySignature(token)
-            guard
-                let user = try? await identity.call(
-                    IdentityMethods.getUser,
-                    IdentityUserRequest(uid: caller.uid),
-                    options: CallOptions(deadline: context.deadline)
-                ),
-                user.state.kind == .deleting, user.state.operationID == scopedOperation(operationID, uid: caller.uid)
-            else { throw refusal }
-            context.logger.info("a retried deletion continues", metadata: ["user.uid": "\(caller.uid)"])
-            return caller
+            let operationID = scopedOperation(operationID, uid: caller.uid)
+            let options = CallOptions(deadline: context.deadline)
+            do {
+                let user = try await identity.call(IdentityMethods.getUser, IdentityUserRequest(uid: caller.uid), options: options)
+                guard user.state.kind == .deleting, user.state.operationID == operationID else { throw refusal }
+                context.logger.info("a retried deletion continues", metadata: ["user.uid": "\(caller.uid)"])
+                return (caller, false)
+            } catch let gone as RPCError where gone.status == IdentityStatus.userNotFound {
+                // finishDelete of a finished operation answers success, and user-not-found for any other.
+                do {
+                    _ = try await identity.call(
+                        IdentityMethods.finishDelete,
+                        IdentityOperationRequest(uid: caller.uid, operationID: operationID),
+                        options: options
+                    )
+                } catch let other as RPCError where other.status == IdentityStatus.userNotFound {
+                    throw refusal
+                }
+                return (caller, true)
+            }
         }
     }
 
