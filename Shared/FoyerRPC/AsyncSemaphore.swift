@@ -16,6 +16,8 @@ public final class AsyncSemaphore: Sendable {
         var available: Int
         var waiters = CircularBuffer<Waiter>()
         var nextWaiterID: UInt64 = 0
+        /// Waiters whose cancellation came before they were queued (so it found nothing to remove).
+        var cancelledEarly: Set<UInt64> = []
     }
 
     private let state: Mutex<State>
@@ -38,22 +40,32 @@ public final class AsyncSemaphore: Sendable {
             state.nextWaiterID += 1
             return state.nextWaiterID
         }
+        // The cancellation handler and the queueing both take the lock, so whichever comes second sees the first:
+        // a waiter cancelled before it was queued is never queued.
+        defer { _ = state.withLock { $0.cancelledEarly.remove(id) } }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                if Task.isCancelled { return continuation.resume(throwing: CancellationError()) }
-                let resumeNow: Bool = state.withLock { state in
+                let outcome: Result<Bool, CancellationError> = state.withLock { state in
+                    if state.cancelledEarly.remove(id) != nil || Task.isCancelled { return .failure(CancellationError()) }
                     if state.available > 0 {
                         state.available -= 1
-                        return true
+                        return .success(true)
                     }
                     state.waiters.append(Waiter(id: id, continuation: continuation))
-                    return false
+                    return .success(false)
                 }
-                if resumeNow { continuation.resume() }
+                switch outcome {
+                case .failure(let error): continuation.resume(throwing: error)
+                case .success(true): continuation.resume()
+                case .success(false): break
+                }
             }
         } onCancel: {
             let cancelled: Waiter? = state.withLock { state in
-                guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+                guard let index = state.waiters.firstIndex(where: { $0.id == id }) else {
+                    state.cancelledEarly.insert(id)
+                    return nil
+                }
                 return state.waiters.remove(at: index)
             }
             cancelled?.continuation.resume(throwing: CancellationError())
