@@ -33,8 +33,9 @@ build: deps ## Build everything (CONFIGURATION=release for optimised binaries)
 	$(SWIFT) build -c $(CONFIGURATION)
 
 .PHONY: test
-# Tests run one at a time: on two cores, suites running side by side starve each other's timeouts.
-test: deps ## Run every test, on SQLite and on a throwaway PostgreSQL started on loopback
+# Tests run one at a time: on two cores, suites running side by side starve each other's timeouts. The formatting
+# check comes first: it takes seconds, and `make format` fixes what it finds.
+test: deps lint ## Check formatting, then run every test, on SQLite and on a throwaway PostgreSQL started on loopback
 	@pgdir=$$(mktemp -u /tmp/foyer-test-pg.XXXXXX); \
 	url=$$(scripts/throwaway-postgres.sh start $$pgdir) || exit 1; \
 	trap "scripts/throwaway-postgres.sh stop $$pgdir >/dev/null 2>&1" EXIT; \

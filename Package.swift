@@ -366,7 +366,8 @@ let package = Package(
         .testTarget(
             name: "FoyerCleanupTests",
             dependencies: storeService + [
-                "FoyerCleanup", "FoyerIdentity", "FoyerGuestQuota", "FoyerUserData", "FoyerAccountOps", "FoyerTestSupport",
+                "FoyerCleanup", "FoyerIdentity", "FoyerGuestQuota", "FoyerUserData", "FoyerAccountOps",
+                "FoyerTestSupport",
                 serviceLifecycle,
             ],
             swiftSettings: swiftSettings

@@ -19,7 +19,12 @@ public struct AccessTokenClaims: Codable, Sendable, Equatable {
     public var expiresAt: Int64
 
     public init(
-        subject: String, isAnonymous: Bool, sessionID: String, issuer: String, audience: String, issuedAt: Int64,
+        subject: String,
+        isAnonymous: Bool,
+        sessionID: String,
+        issuer: String,
+        audience: String,
+        issuedAt: Int64,
         expiresAt: Int64
     ) {
         self.subject = subject

@@ -45,7 +45,11 @@ public struct AccessTokenValidator: Sendable {
     }
 
     /// Checks the signature with `key` (the key the token names; `nil` if none is known) and the claims.
-    public func validate(_ token: UnverifiedJWT, key: JWTVerificationKey?, now: Date) throws(RPCError) -> AccessTokenClaims {
+    public func validate(
+        _ token: UnverifiedJWT,
+        key: JWTVerificationKey?,
+        now: Date
+    ) throws(RPCError) -> AccessTokenClaims {
         guard let key else { throw RPCError(IdentityStatus.unknownKeyID, "no published key has the token's kid") }
         let claims: AccessTokenClaims
         do {
@@ -55,11 +59,15 @@ public struct AccessTokenValidator: Sendable {
         }
         let skew = Int64(clockSkew.components.seconds)
         let nowSeconds = Int64(now.timeIntervalSince1970.rounded(.down))
-        guard claims.issuer == issuer else { throw RPCError(IdentityStatus.wrongIssuer, "the token was issued by someone else") }
+        guard claims.issuer == issuer else {
+            throw RPCError(IdentityStatus.wrongIssuer, "the token was issued by someone else")
+        }
         guard claims.audience.contains(audience) else {
             throw RPCError(IdentityStatus.wrongAudience, "the token is meant for another audience")
         }
-        guard nowSeconds < claims.expiresAt + skew else { throw RPCError(IdentityStatus.tokenExpired, "the access token has expired") }
+        guard nowSeconds < claims.expiresAt + skew else {
+            throw RPCError(IdentityStatus.tokenExpired, "the access token has expired")
+        }
         guard claims.issuedAt <= nowSeconds + skew else {
             throw RPCError(IdentityStatus.tokenNotYetValid, "the token was issued in the future")
         }

@@ -66,7 +66,11 @@ public struct AccountOperations: Sendable {
     ) async throws -> UInt64 {
         try await recorder.recordDeletion(uid: uid, operationID: operationID, reason: reason, options: options)
         FaultPoint.deleteAfterRecord.reached()
-        let documents = try await userData.call(UserDataMethods.deleteAll, DeleteAllDocumentsRequest(uid: uid), options: options)
+        let documents = try await userData.call(
+            UserDataMethods.deleteAll,
+            DeleteAllDocumentsRequest(uid: uid),
+            options: options
+        )
         FaultPoint.deleteAfterUserData.reached()
         _ = try await guestQuota.call(GuestQuotaMethods.deleteAll, QuotaDeleteAllRequest(uid: uid), options: options)
         FaultPoint.deleteAfterGuestQuota.reached()
@@ -76,7 +80,10 @@ public struct AccountOperations: Sendable {
             options: options
         )
         FaultPoint.deleteAfterFinishDelete.reached()
-        logger.info("account deleted", metadata: ["user.uid": "\(uid)", "operation.id": "\(operationID)", "deletion.reason": "\(reason)"])
+        logger.info(
+            "account deleted",
+            metadata: ["user.uid": "\(uid)", "operation.id": "\(operationID)", "deletion.reason": "\(reason)"]
+        )
         return documents.deleted
     }
 
@@ -97,11 +104,21 @@ public struct AccountOperations: Sendable {
         options: CallOptions = CallOptions()
     ) async throws -> [Result<UInt64, RPCError>] {
         guard (1...Batch<Empty>.countMax).contains(users.count) else {
-            throw RPCError.invalidArgument("a batch deletion holds 1-\(Batch<Empty>.countMax) users, not \(users.count)")
+            throw RPCError.invalidArgument(
+                "a batch deletion holds 1-\(Batch<Empty>.countMax) users, not \(users.count)"
+            )
         }
         let begun = try await identity.call(
             IdentityMethods.beginDeleteBatch,
-            Batch(users.map { BeginDeleteRequest(uid: $0.uid, operationID: $0.operationID, idleBeforeMilliseconds: idleBeforeMilliseconds) }),
+            Batch(
+                users.map {
+                    BeginDeleteRequest(
+                        uid: $0.uid,
+                        operationID: $0.operationID,
+                        idleBeforeMilliseconds: idleBeforeMilliseconds
+                    )
+                }
+            ),
             options: options
         )
         let results = try Self.refusals(begun, for: users, from: "identity")
@@ -140,17 +157,27 @@ public struct AccountOperations: Sendable {
         }
         logger.info(
             "accounts deleted",
-            metadata: ["batch.size": "\(users.count)", "batch.deleted": "\(finishRefusals.count { $0 == nil })", "deletion.reason": "\(reason)"]
+            metadata: [
+                "batch.size": "\(users.count)", "batch.deleted": "\(finishRefusals.count { $0 == nil })",
+                "deletion.reason": "\(reason)",
+            ]
         )
         return users.indices.map { index in
             if let refusal = results[index] { return .failure(refusal) }
-            return deleted[users[index].uid] ?? .failure(RPCError(.internal, "lost track of a user in a batch deletion"))
+            return deleted[users[index].uid]
+                ?? .failure(RPCError(.internal, "lost track of a user in a batch deletion"))
         }
     }
 
     /// Each element's refusal (nil when done), checking that the answer has one outcome per user.
-    private static func refusals(_ answer: Batch<BatchOutcome>, for users: [UserOperation], from service: String) throws -> [RPCError?] {
-        guard answer.elements.count == users.count else { throw miscounted(service, answer.elements.count, users.count) }
+    private static func refusals(
+        _ answer: Batch<BatchOutcome>,
+        for users: [UserOperation],
+        from service: String
+    ) throws -> [RPCError?] {
+        guard answer.elements.count == users.count else {
+            throw miscounted(service, answer.elements.count, users.count)
+        }
         return answer.elements.map { outcome in outcome.status.map { RPCError($0, outcome.message) } }
     }
 
@@ -176,7 +203,13 @@ public struct AccountOperations: Sendable {
             options: options
         )
         FaultPoint.mergeAfterBeginMerge.reached()
-        return try await finishMerge(guest: guest, into: account, operationID: operationID, policy: policy, options: options)
+        return try await finishMerge(
+            guest: guest,
+            into: account,
+            operationID: operationID,
+            policy: policy,
+            options: options
+        )
     }
 
     /// Steps 2–5 of `mergeGuest`, for a guest already in `merging` (cleanup's recovery).
@@ -211,7 +244,10 @@ public struct AccountOperations: Sendable {
         FaultPoint.mergeAfterFinishMerge.reached()
         logger.info(
             "guest merged",
-            metadata: ["user.uid": "\(guest)", "merge.into": "\(account)", "operation.id": "\(operationID)", "merge.moved": "\(report.moved)"]
+            metadata: [
+                "user.uid": "\(guest)", "merge.into": "\(account)", "operation.id": "\(operationID)",
+                "merge.moved": "\(report.moved)",
+            ]
         )
         return report
     }
@@ -251,7 +287,12 @@ public struct RemoteDeletionRecorder: DeletionRecorder {
 
     public init(cleanup: RPCClient) { self.cleanup = cleanup }
 
-    public func recordDeletion(uid: String, operationID: String, reason: DeletionReason, options: CallOptions) async throws {
+    public func recordDeletion(
+        uid: String,
+        operationID: String,
+        reason: DeletionReason,
+        options: CallOptions
+    ) async throws {
         _ = try await cleanup.call(
             CleanupMethods.recordDeletion,
             RecordDeletionRequest(operationID: operationID, uid: uid, reason: reason),

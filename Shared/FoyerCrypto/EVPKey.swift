@@ -4,7 +4,8 @@ internal import CFoyerLibcrypto
 ///
 /// The key is never modified after construction. Each signing or verifying operation creates, uses and frees its
 /// own `EVP_MD_CTX`, so one key can serve any number of concurrent operations.
-final class EVPKey: @unchecked Sendable { // Safe: the EVP_PKEY is never mutated; each operation has its own EVP_MD_CTX.
+// @unchecked Sendable is safe: the EVP_PKEY is never mutated; each operation has its own EVP_MD_CTX.
+final class EVPKey: @unchecked Sendable {
     let pointer: OpaquePointer
 
     /// Takes ownership of `pointer`, which must be a valid `EVP_PKEY *` that nothing else frees.
@@ -53,7 +54,11 @@ final class EVPKey: @unchecked Sendable { // Safe: the EVP_PKEY is never mutated
             return false
         }
         let status = EVP_DigestVerify(
-            context, signature.bytePointer, signature.count, message.bytePointer, message.count
+            context,
+            signature.bytePointer,
+            signature.count,
+            message.bytePointer,
+            message.count
         )
         if status != 1 { LibcryptoErrorQueue.clear() }
         return status == 1

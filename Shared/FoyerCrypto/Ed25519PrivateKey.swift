@@ -68,7 +68,8 @@ public struct Ed25519PrivateKey: Sendable {
         var publicKey = [UInt8](repeating: 0, count: Ed25519PublicKey.byteCount)
         var length = publicKey.count
         guard EVP_PKEY_get_raw_public_key(key.pointer, &publicKey, &length) == 1,
-              length == Ed25519PublicKey.byteCount else {
+            length == Ed25519PublicKey.byteCount
+        else {
             throw LibcryptoErrorQueue.failure("EVP_PKEY_get_raw_public_key")
         }
         return publicKey

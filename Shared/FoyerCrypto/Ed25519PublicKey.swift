@@ -46,8 +46,14 @@ public struct Ed25519PublicKey: Sendable, Equatable {
 
     /// The key as a public JWK (RFC 8037: `kty` OKP, `crv` Ed25519) for `alg` EdDSA and `use` sig.
     public func jwk(keyID: String?) -> JWK {
-        JWK(kty: "OKP", kid: keyID, alg: JWSAlgorithm.edDSA.rawValue, use: "sig", crv: "Ed25519",
-            x: Base64URL.encode(rawRepresentation))
+        JWK(
+            kty: "OKP",
+            kid: keyID,
+            alg: JWSAlgorithm.edDSA.rawValue,
+            use: "sig",
+            crv: "Ed25519",
+            x: Base64URL.encode(rawRepresentation)
+        )
     }
 
     public static func == (lhs: Ed25519PublicKey, rhs: Ed25519PublicKey) -> Bool {

@@ -28,10 +28,18 @@ public enum HMACSHA256 {
         [UInt8](unsafeUninitializedCapacity: byteCount) { output, initializedCount in
             var outputLength = 0
             let result = EVP_Q_mac(
-                nil, "HMAC", nil, "SHA256", nil,
-                key.baseAddress, key.count,
-                message.bytePointer, message.count,
-                output.baseAddress, byteCount, &outputLength
+                nil,
+                "HMAC",
+                nil,
+                "SHA256",
+                nil,
+                key.baseAddress,
+                key.count,
+                message.bytePointer,
+                message.count,
+                output.baseAddress,
+                byteCount,
+                &outputLength
             )
             // HMAC-SHA-256 is defined for every key and message; a failure means libcrypto itself is unusable
             // (out of memory, or a provider configuration without HMAC or SHA-256).

@@ -36,7 +36,9 @@ enum JOSEJSON {
     /// Decodes `type` from `json`. A ``FoyerCryptoError`` thrown while decoding propagates unchanged; any other
     /// decoding failure becomes `failure`. The underlying error is not echoed, since it may quote the input.
     static func decode<Value: Decodable>(
-        _ type: Value.Type, from json: [UInt8], failure: FoyerCryptoError
+        _ type: Value.Type,
+        from json: [UInt8],
+        failure: FoyerCryptoError
     ) throws -> Value {
         do {
             return try makeDecoder().decode(type, from: Data(json))

@@ -134,7 +134,8 @@ struct JSONObjectScanner {
             guard let unit = scanHex4() else { return nil }
             guard UTF16.isLeadSurrogate(unit) else { return Unicode.Scalar(unit) }
             guard consume(UInt8(ascii: "\\")), consume(UInt8(ascii: "u")), let trail = scanHex4(),
-                  UTF16.isTrailSurrogate(trail) else { return nil }
+                UTF16.isTrailSurrogate(trail)
+            else { return nil }
             return Unicode.Scalar(0x10000 + (UInt32(unit - 0xD800) << 10) + UInt32(trail - 0xDC00))
         default:
             return nil
@@ -184,7 +185,7 @@ struct JSONObjectScanner {
     private static func isNumberByte(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "+"), UInt8(ascii: "."),
-             UInt8(ascii: "e"), UInt8(ascii: "E"):
+            UInt8(ascii: "e"), UInt8(ascii: "E"):
             true
         default:
             false

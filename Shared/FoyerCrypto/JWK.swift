@@ -27,8 +27,15 @@ public struct JWK: Codable, Sendable, Equatable {
     public var e: String?
 
     public init(
-        kty: String, kid: String? = nil, alg: String? = nil, use: String? = nil, crv: String? = nil,
-        x: String? = nil, y: String? = nil, n: String? = nil, e: String? = nil
+        kty: String,
+        kid: String? = nil,
+        alg: String? = nil,
+        use: String? = nil,
+        crv: String? = nil,
+        x: String? = nil,
+        y: String? = nil,
+        n: String? = nil,
+        e: String? = nil
     ) {
         self.kty = kty
         self.kid = kid

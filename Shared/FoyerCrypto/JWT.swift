@@ -41,7 +41,8 @@ public enum JWT {
             throw FoyerCryptoError.malformedToken("the header is not a JSON object with unique member names")
         }
         let header = try JOSEJSON.decode(
-            JWSHeaderJSON.self, from: headerJSON,
+            JWSHeaderJSON.self,
+            from: headerJSON,
             failure: .malformedToken("the header is not a JSON object with a string alg")
         ).header
         return UnverifiedJWT(

@@ -31,8 +31,13 @@ public struct JWTClaims: Codable, Sendable, Equatable {
     public var jwtID: String?
 
     public init(
-        issuer: String? = nil, subject: String? = nil, audience: [String]? = nil, expiresAt: Date? = nil,
-        notBefore: Date? = nil, issuedAt: Date? = nil, jwtID: String? = nil
+        issuer: String? = nil,
+        subject: String? = nil,
+        audience: [String]? = nil,
+        expiresAt: Date? = nil,
+        notBefore: Date? = nil,
+        issuedAt: Date? = nil,
+        jwtID: String? = nil
     ) {
         self.issuer = issuer
         self.subject = subject
@@ -75,12 +80,15 @@ public struct JWTClaims: Codable, Sendable, Equatable {
 
     /// NumericDate: seconds since the epoch, possibly fractional (RFC 7519 §2).
     private static func decodeNumericDate(
-        _ container: KeyedDecodingContainer<CodingKeys>, _ key: CodingKeys
+        _ container: KeyedDecodingContainer<CodingKeys>,
+        _ key: CodingKeys
     ) throws -> Date? {
         guard let seconds = try container.decodeIfPresent(Double.self, forKey: key) else { return nil }
         guard seconds.isFinite else {
             throw DecodingError.dataCorruptedError(
-                forKey: key, in: container, debugDescription: "not a finite NumericDate"
+                forKey: key,
+                in: container,
+                debugDescription: "not a finite NumericDate"
             )
         }
         return Date(timeIntervalSince1970: seconds)
@@ -88,7 +96,9 @@ public struct JWTClaims: Codable, Sendable, Equatable {
 
     /// Whole seconds are written as integers, which is what most verifiers expect.
     private static func encodeNumericDate(
-        _ date: Date?, _ container: inout KeyedEncodingContainer<CodingKeys>, _ key: CodingKeys
+        _ date: Date?,
+        _ container: inout KeyedEncodingContainer<CodingKeys>,
+        _ key: CodingKeys
     ) throws {
         guard let seconds = date?.timeIntervalSince1970 else { return }
         if seconds.rounded() == seconds, let whole = Int64(exactly: seconds) {

@@ -45,7 +45,7 @@ public struct P256PublicKey: Sendable, Equatable {
     ) -> Bool {
         let raw = Array(rawSignature)
         guard raw.count == Self.rawSignatureByteCount,
-              let der = Self.derSignature(r: raw[..<Self.coordinateByteCount], s: raw[Self.coordinateByteCount...])
+            let der = Self.derSignature(r: raw[..<Self.coordinateByteCount], s: raw[Self.coordinateByteCount...])
         else {
             return false
         }
@@ -58,8 +58,15 @@ public struct P256PublicKey: Sendable, Equatable {
 
     /// The key as a public JWK (`kty` EC, `crv` P-256) for `alg` ES256 and `use` sig.
     public func jwk(keyID: String?) -> JWK {
-        JWK(kty: "EC", kid: keyID, alg: JWSAlgorithm.es256.rawValue, use: "sig", crv: "P-256",
-            x: Base64URL.encode(x), y: Base64URL.encode(y))
+        JWK(
+            kty: "EC",
+            kid: keyID,
+            alg: JWSAlgorithm.es256.rawValue,
+            use: "sig",
+            crv: "P-256",
+            x: Base64URL.encode(x),
+            y: Base64URL.encode(y)
+        )
     }
 
     public static func == (lhs: P256PublicKey, rhs: P256PublicKey) -> Bool {

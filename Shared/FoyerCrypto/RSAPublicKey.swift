@@ -38,7 +38,8 @@ public struct RSAPublicKey: Sendable, Equatable {
             throw FoyerCryptoError.invalidKey("an RSA modulus must be odd")
         }
         guard e.count <= Self.maximumExponentByteCount, let lastExponentByte = e.last, lastExponentByte & 1 == 1,
-              e.count > 1 || lastExponentByte >= 3 else {
+            e.count > 1 || lastExponentByte >= 3
+        else {
             throw FoyerCryptoError.invalidKey("an RSA public exponent must be odd, at least 3 and at most 64 bits")
         }
         let builder = try EVPKeyBuilder()
@@ -66,8 +67,14 @@ public struct RSAPublicKey: Sendable, Equatable {
 
     /// The key as a public JWK (`kty` RSA) for `alg` RS256 and `use` sig.
     public func jwk(keyID: String?) -> JWK {
-        JWK(kty: "RSA", kid: keyID, alg: JWSAlgorithm.rs256.rawValue, use: "sig",
-            n: Base64URL.encode(modulus), e: Base64URL.encode(exponent))
+        JWK(
+            kty: "RSA",
+            kid: keyID,
+            alg: JWSAlgorithm.rs256.rawValue,
+            use: "sig",
+            n: Base64URL.encode(modulus),
+            e: Base64URL.encode(exponent)
+        )
     }
 
     /// The bit length of a big-endian integer without leading zero bytes.

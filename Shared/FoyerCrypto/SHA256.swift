@@ -15,7 +15,12 @@ public enum SHA256 {
         [UInt8](unsafeUninitializedCapacity: byteCount) { digest, initializedCount in
             var digestLength: UInt32 = 0
             let status = EVP_Digest(
-                buffer.baseAddress, buffer.count, digest.baseAddress, &digestLength, EVP_sha256(), nil
+                buffer.baseAddress,
+                buffer.count,
+                digest.baseAddress,
+                &digestLength,
+                EVP_sha256(),
+                nil
             )
             // SHA-256 cannot fail on any input; a failure means libcrypto itself is unusable (out of memory or
             // a provider configuration without SHA-256), which no caller could recover from.

@@ -43,11 +43,16 @@ public enum Scrypt {
                 key.withUnsafeMutableBufferPointer { output in
                     passwordBytes.withMemoryRebound(to: CChar.self) { passwordCharacters in
                         EVP_PBE_scrypt(
-                            passwordCharacters.baseAddress, passwordCharacters.count,
-                            saltBytes.bytePointer, saltBytes.count,
-                            parameters.n, UInt64(parameters.r), UInt64(parameters.p),
+                            passwordCharacters.baseAddress,
+                            passwordCharacters.count,
+                            saltBytes.bytePointer,
+                            saltBytes.count,
+                            parameters.n,
+                            UInt64(parameters.r),
+                            UInt64(parameters.p),
                             UInt64(parameters.maxMemoryBytes),
-                            output.baseAddress, output.count
+                            output.baseAddress,
+                            output.count
                         )
                     }
                 }

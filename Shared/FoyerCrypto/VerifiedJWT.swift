@@ -23,7 +23,9 @@ public struct VerifiedJWT: Sendable {
             throw FoyerCryptoError.invalidClaims("the payload is not a JSON object with unique member names")
         }
         return try JOSEJSON.decode(
-            type, from: payload, failure: .invalidClaims("the payload does not decode as \(type)")
+            type,
+            from: payload,
+            failure: .invalidClaims("the payload does not decode as \(type)")
         )
     }
 

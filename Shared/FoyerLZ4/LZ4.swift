@@ -20,7 +20,10 @@ public enum LZ4 {
     ///
     /// - Returns: the number of bytes written, or `nil` if `destination` is too small or `source` too large.
     ///   A `destination` of `compressBound(source.count)` bytes never fails.
-    public static func compress(_ source: UnsafeRawBufferPointer, into destination: UnsafeMutableRawBufferPointer) -> Int? {
+    public static func compress(
+        _ source: UnsafeRawBufferPointer,
+        into destination: UnsafeMutableRawBufferPointer
+    ) -> Int? {
         guard source.count <= maxInputByteCount, destination.count > 0 else { return nil }
         let written = LZ4_compress_default(
             source.baseAddress?.assumingMemoryBound(to: CChar.self),
@@ -35,7 +38,10 @@ public enum LZ4 {
     ///
     /// - Throws: `LZ4Error.corruptBlock` if the block is malformed, would overrun `destination`, or decodes
     ///   to a different length than expected.
-    public static func decompress(_ source: UnsafeRawBufferPointer, into destination: UnsafeMutableRawBufferPointer) throws(LZ4Error) {
+    public static func decompress(
+        _ source: UnsafeRawBufferPointer,
+        into destination: UnsafeMutableRawBufferPointer
+    ) throws(LZ4Error) {
         guard source.count > 0, source.count <= maxInputByteCount, destination.count <= maxInputByteCount else {
             throw .corruptBlock
         }

@@ -46,7 +46,9 @@ public final class AsyncSemaphore: Sendable {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let outcome: Result<Bool, CancellationError> = state.withLock { state in
-                    if state.cancelledEarly.remove(id) != nil || Task.isCancelled { return .failure(CancellationError()) }
+                    if state.cancelledEarly.remove(id) != nil || Task.isCancelled {
+                        return .failure(CancellationError())
+                    }
                     if state.available > 0 {
                         state.available -= 1
                         return .success(true)

@@ -30,7 +30,13 @@ final class ClientConnection: Sendable {
         let continuation: CheckedContinuation<Frame, any Error>
     }
 
-    private init(channel: any Channel, handler: NIOLoopBound<ClientConnectionHandler>, gauge: ConnectionGauge, ack: HelloAck, configuration: RPCClientConfiguration) {
+    private init(
+        channel: any Channel,
+        handler: NIOLoopBound<ClientConnectionHandler>,
+        gauge: ConnectionGauge,
+        ack: HelloAck,
+        configuration: RPCClientConfiguration
+    ) {
         self.channel = channel
         self.handler = handler
         self.gauge = gauge
@@ -85,7 +91,10 @@ final class ClientConnection: Sendable {
                 .get()
         } catch {
             handshake.fail(error)
-            throw RPCError(.unavailable, "cannot connect to \(configuration.serviceName) at \(configuration.host):\(configuration.port): \(error)")
+            throw RPCError(
+                .unavailable,
+                "cannot connect to \(configuration.serviceName) at \(configuration.host):\(configuration.port): \(error)"
+            )
         }
         let ack: HelloAck
         do {
@@ -95,9 +104,18 @@ final class ClientConnection: Sendable {
             throw error
         }
         let handler = try await channel.eventLoop.submit {
-            NIOLoopBound(try channel.pipeline.syncOperations.handler(type: ClientConnectionHandler.self), eventLoop: channel.eventLoop)
+            NIOLoopBound(
+                try channel.pipeline.syncOperations.handler(type: ClientConnectionHandler.self),
+                eventLoop: channel.eventLoop
+            )
         }.get()
-        return ClientConnection(channel: channel, handler: handler, gauge: gauge, ack: ack, configuration: configuration)
+        return ClientConnection(
+            channel: channel,
+            handler: handler,
+            gauge: gauge,
+            ack: ack,
+            configuration: configuration
+        )
     }
 
     /// Sends one request and waits for its answer (a RESPONSE body, or the ERROR as `RPCError`).
@@ -160,7 +178,12 @@ final class ClientConnection: Sendable {
                 return queue.calls
             }
             for call in batch {
-                handler.value.start(id: call.id, bytes: call.bytes, deadline: call.deadline, continuation: call.continuation)
+                handler.value.start(
+                    id: call.id,
+                    bytes: call.bytes,
+                    deadline: call.deadline,
+                    continuation: call.continuation
+                )
             }
         }
     }

@@ -160,12 +160,17 @@ final class ClientConnectionHandler: ChannelInboundHandler {
         let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
         // Checked several times per interval, so a timer firing a little late never turns one unanswered-looking
         // period into a lost connection.
-        let checkEvery = TimeAmount.nanoseconds(max(min(keepaliveInterval, keepaliveTimeout).nanoseconds / 4, 10_000_000))
+        let checkEvery = TimeAmount.nanoseconds(
+            max(min(keepaliveInterval, keepaliveTimeout).nanoseconds / 4, 10_000_000)
+        )
         keepalive = context.eventLoop.scheduleRepeatedTask(initialDelay: checkEvery, delay: checkEvery) { _ in
             loopBound.value.checkKeepalive()
         }
         // One sweep every 10 ms instead of a timer per call: deadlines fire at most 10 ms late.
-        deadlineSweep = context.eventLoop.scheduleRepeatedTask(initialDelay: .milliseconds(10), delay: .milliseconds(10)) { _ in
+        deadlineSweep = context.eventLoop.scheduleRepeatedTask(
+            initialDelay: .milliseconds(10),
+            delay: .milliseconds(10)
+        ) { _ in
             loopBound.value.expireDeadlines(now: .now())
         }
         handshakePromise.succeed(ack)
@@ -174,12 +179,19 @@ final class ClientConnectionHandler: ChannelInboundHandler {
     // MARK: Calls
 
     /// Starts a call whose request frame is already encoded in `bytes`.
-    func start(id: UInt32, bytes: ByteBuffer, deadline: NIODeadline?, continuation: CheckedContinuation<Frame, any Error>) {
+    func start(
+        id: UInt32,
+        bytes: ByteBuffer,
+        deadline: NIODeadline?,
+        continuation: CheckedContinuation<Frame, any Error>
+    ) {
         guard state == .ready, let context else {
             return continuation.resume(throwing: RPCError(.unavailable, "connection is closing"))
         }
         guard calls[id] == nil else {
-            return continuation.resume(throwing: RPCError(.unavailable, "call id \(id) still in use on this connection"))
+            return continuation.resume(
+                throwing: RPCError(.unavailable, "call id \(id) still in use on this connection")
+            )
         }
         guard written < maxInFlight || queue.count < queueMax else {
             return continuation.resume(throwing: RPCError(.overloaded, "too many calls waiting for this upstream"))
@@ -292,7 +304,8 @@ final class ClientConnectionHandler: ChannelInboundHandler {
         guard !calls.isEmpty else {
             // Leave an unused connection before the server's idle timeout does, so no call can race its GOAWAY.
             if state == .ready, let serverIdleTimeout,
-                NIODeadline.now() - max(lastRead, lastCallFinished) >= .nanoseconds(serverIdleTimeout.nanoseconds * 3 / 4)
+                NIODeadline.now() - max(lastRead, lastCallFinished)
+                    >= .nanoseconds(serverIdleTimeout.nanoseconds * 3 / 4)
             {
                 closeGracefully()
             }

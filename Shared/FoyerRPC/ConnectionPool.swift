@@ -109,13 +109,18 @@ final class ConnectionPool: Sendable {
                 state.connecting.removeAll { $0 === promise.futureResult }
                 state.consecutiveFailures += 1
                 state.lastError = rpcError
-                state.nextAttempt = .now() + Backoff.jittered(
-                    attempt: state.consecutiveFailures,
-                    base: configuration.reconnectBackoffBase,
-                    max: configuration.reconnectBackoffMax
-                )
+                state.nextAttempt =
+                    .now()
+                    + Backoff.jittered(
+                        attempt: state.consecutiveFailures,
+                        base: configuration.reconnectBackoffBase,
+                        max: configuration.reconnectBackoffMax
+                    )
             }
-            logger.debug("connect failed", metadata: ["upstream": "\(configuration.serviceName)", "error": "\(rpcError)"])
+            logger.debug(
+                "connect failed",
+                metadata: ["upstream": "\(configuration.serviceName)", "error": "\(rpcError)"]
+            )
             promise.fail(rpcError)
             throw rpcError
         }
@@ -136,7 +141,10 @@ final class ConnectionPool: Sendable {
 enum Backoff {
     static func jittered(attempt: Int, base: TimeAmount, max: TimeAmount) -> TimeAmount {
         let exponent = Swift.min(Swift.max(attempt - 1, 0), 30)
-        let ceiling = Swift.min(base.nanoseconds.multipliedReportingOverflow(by: 1 << exponent).partialValue, max.nanoseconds)
+        let ceiling = Swift.min(
+            base.nanoseconds.multipliedReportingOverflow(by: 1 << exponent).partialValue,
+            max.nanoseconds
+        )
         return .nanoseconds(Int64.random(in: 0...Swift.max(ceiling, 0)))
     }
 }

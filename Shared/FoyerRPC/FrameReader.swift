@@ -99,7 +99,11 @@ final class FrameReader: ChannelDuplexHandler {
                 if handshakeDeadline != nil {
                     framesBeforeHandshake += 1
                     guard framesBeforeHandshake == 1 else {
-                        return fail(context: context, reason: .protocolError, message: "frame sent before the handshake completed")
+                        return fail(
+                            context: context,
+                            reason: .protocolError,
+                            message: "frame sent before the handshake completed"
+                        )
                     }
                 }
                 context.fireChannelRead(wrapInboundOut(frame))

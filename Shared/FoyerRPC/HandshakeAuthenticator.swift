@@ -30,7 +30,8 @@ final class HandshakeAuthenticator: Sendable {
     ) {
         self.secret = secret
         let (seconds, attoseconds) = allowedSkew.components
-        self.allowedSkewMilliseconds = UInt64(max(seconds, 0)) * 1000 + UInt64(max(attoseconds, 0) / 1_000_000_000_000_000)
+        self.allowedSkewMilliseconds =
+            UInt64(max(seconds, 0)) * 1000 + UInt64(max(attoseconds, 0) / 1_000_000_000_000_000)
         self.replayCacheCapacity = replayCacheCapacity
         self.wallClockMilliseconds = wallClockMilliseconds
         self.seenNonces = Mutex(ReplayCache())
@@ -72,11 +73,16 @@ final class HandshakeAuthenticator: Sendable {
     func verify(_ hello: Hello) -> Verdict {
         guard let proof = hello.proof else { return .rejected("a cluster-secret proof is required") }
         let now = wallClockMilliseconds()
-        let distance = now > proof.timestampMilliseconds
+        let distance =
+            now > proof.timestampMilliseconds
             ? now - proof.timestampMilliseconds : proof.timestampMilliseconds - now
-        guard distance <= allowedSkewMilliseconds else { return .rejected("handshake timestamp outside the allowed skew") }
+        guard distance <= allowedSkewMilliseconds else {
+            return .rejected("handshake timestamp outside the allowed skew")
+        }
         let expected = mac(context: Hello.signatureContext, extra: []) { hello.encodeSignedPart(into: &$0) }
-        guard ConstantTime.equals(expected, proof.proof) else { return .rejected("cluster-secret proof does not verify") }
+        guard ConstantTime.equals(expected, proof.proof) else {
+            return .rejected("cluster-secret proof does not verify")
+        }
         // Remember the nonce only once the proof is valid, so nobody without the secret can fill the cache.
         let expiry = now + 2 * allowedSkewMilliseconds
         let fresh = seenNonces.withLock { cache in
@@ -91,8 +97,14 @@ final class HandshakeAuthenticator: Sendable {
 
     /// Fills in `ack.proof` with a fresh nonce and the HMAC over the client's nonce and the ack.
     func sign(_ ack: inout HelloAck, clientNonce: [UInt8]) {
-        ack.proof = HelloProof(timestampMilliseconds: 0, nonce: SecureRandom.bytes(count: HelloProof.nonceByteCount), proof: [])
-        ack.proof!.proof = mac(context: HelloAck.signatureContext, extra: clientNonce) { ack.encodeSignedPart(into: &$0) }
+        ack.proof = HelloProof(
+            timestampMilliseconds: 0,
+            nonce: SecureRandom.bytes(count: HelloProof.nonceByteCount),
+            proof: []
+        )
+        ack.proof!.proof = mac(context: HelloAck.signatureContext, extra: clientNonce) {
+            ack.encodeSignedPart(into: &$0)
+        }
     }
 
     private func mac(context: [UInt8], extra: [UInt8], signedPart: (inout ByteBuffer) -> Void) -> [UInt8] {

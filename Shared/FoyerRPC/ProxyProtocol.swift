@@ -1,5 +1,5 @@
-public import NIOCore
 import NIOConcurrencyHelpers
+public import NIOCore
 
 #if canImport(Glibc)
 import Glibc
@@ -149,7 +149,10 @@ enum ProxyHeader: Equatable {
             throw Invalid(description: "PROXY v1 header not ended by CRLF")
         }
         // On the UTF-8 view: as Characters, "\r\n" is one.
-        let fields = String(decoding: line.utf8.dropLast(2), as: UTF8.self).split(separator: " ", omittingEmptySubsequences: false).map(String.init)
+        let fields = String(decoding: line.utf8.dropLast(2), as: UTF8.self).split(
+            separator: " ",
+            omittingEmptySubsequences: false
+        ).map(String.init)
         guard fields.count >= 2, fields[0] == "PROXY" else { throw Invalid(description: "malformed PROXY v1 header") }
         switch fields[1] {
         case "UNKNOWN":
@@ -172,8 +175,12 @@ enum ProxyHeader: Equatable {
             let family = buffer.getInteger(at: buffer.readerIndex + 13, as: UInt8.self),
             let length = buffer.getInteger(at: buffer.readerIndex + 14, as: UInt16.self)
         else { return nil }
-        guard versionCommand >> 4 == 2 else { throw Invalid(description: "PROXY v2 header with version \(versionCommand >> 4)") }
-        guard Int(length) <= v2BodyByteCountMax else { throw Invalid(description: "PROXY v2 header body of \(length) bytes") }
+        guard versionCommand >> 4 == 2 else {
+            throw Invalid(description: "PROXY v2 header with version \(versionCommand >> 4)")
+        }
+        guard Int(length) <= v2BodyByteCountMax else {
+            throw Invalid(description: "PROXY v2 header body of \(length) bytes")
+        }
         guard buffer.readableBytes >= 16 + Int(length) else { return nil }
         buffer.moveReaderIndex(forwardBy: 16)
         guard var body = buffer.readSlice(length: Int(length)) else { return nil }

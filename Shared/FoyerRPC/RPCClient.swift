@@ -44,7 +44,12 @@ public final class RPCClient: Service, Sendable {
         while true {
             do {
                 let connection = try await pool.connection(deadline: deadline)
-                let answer = try await connection.call(method: method.id, body: body, idempotent: idempotent, deadline: deadline)
+                let answer = try await connection.call(
+                    method: method.id,
+                    body: body,
+                    idempotent: idempotent,
+                    deadline: deadline
+                )
                 do {
                     return try Response(decoding: answer)
                 } catch {
@@ -56,7 +61,11 @@ public final class RPCClient: Service, Sendable {
                     throw error
                 }
                 let backoff = max(
-                    Backoff.jittered(attempt: attempt, base: configuration.retryBackoffBase, max: configuration.retryBackoffMax),
+                    Backoff.jittered(
+                        attempt: attempt,
+                        base: configuration.retryBackoffBase,
+                        max: configuration.retryBackoffMax
+                    ),
                     .milliseconds(Int64(error.retryAfterMilliseconds))
                 )
                 guard NIODeadline.now() + backoff < deadline else { throw error }

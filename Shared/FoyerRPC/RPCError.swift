@@ -13,7 +13,12 @@ public struct RPCError: Error, Hashable, Sendable, CustomStringConvertible {
     /// A hint from the server (ERROR `aux`), or from the client's own backoff; zero when none.
     public var retryAfterMilliseconds: UInt32
 
-    public init(_ status: RPCStatus, _ message: String, details: ByteBuffer = ByteBuffer(), retryAfterMilliseconds: UInt32 = 0) {
+    public init(
+        _ status: RPCStatus,
+        _ message: String,
+        details: ByteBuffer = ByteBuffer(),
+        retryAfterMilliseconds: UInt32 = 0
+    ) {
         self.status = status
         self.message = message
         self.details = details
@@ -31,7 +36,9 @@ public struct RPCError: Error, Hashable, Sendable, CustomStringConvertible {
     public static func deadlineExceeded(_ message: String = "the deadline passed before an answer came") -> RPCError {
         RPCError(.deadlineExceeded, message)
     }
-    public static func cancelled(_ message: String = "the call was cancelled") -> RPCError { RPCError(.cancelled, message) }
+    public static func cancelled(_ message: String = "the call was cancelled") -> RPCError {
+        RPCError(.cancelled, message)
+    }
 }
 
 extension RPCError {

@@ -115,7 +115,8 @@ public final class RPCServer: Service, Sendable {
     }
 
     private func completeBound(_ result: Result<SocketAddress, any Error>) {
-        guard boundCompleted.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else {
+        guard boundCompleted.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
+        else {
             return
         }
         bound.completeWith(result)

@@ -1,7 +1,7 @@
 import FoyerWire
 import Logging
-import NIOCore
 import NIOConcurrencyHelpers
+import NIOCore
 
 /// The terms agreed in the handshake.
 struct ServerSession: Sendable {
@@ -64,7 +64,13 @@ final class ServerConnection: Sendable {
     func beginDraining(grace: TimeAmount) {
         guard state.withLockedValue({ $0.beginDraining() }) else { return }
         let graceMilliseconds = UInt32(clamping: grace.nanoseconds / 1_000_000)
-        writer.write(.goAway(reason: .shutdown, graceMilliseconds: graceMilliseconds, body: GoAwayBody(message: "server shutting down").encoded()))
+        writer.write(
+            .goAway(
+                reason: .shutdown,
+                graceMilliseconds: graceMilliseconds,
+                body: GoAwayBody(message: "server shutting down").encoded()
+            )
+        )
         let channel = self.channel.channel
         channel.eventLoop.scheduleTask(in: grace) { channel.close(promise: nil) }
     }
@@ -125,7 +131,8 @@ final class ServerConnection: Sendable {
         session: ServerSession,
         group: inout ThrowingDiscardingTaskGroup<any Error>
     ) async throws -> Bool {
-        let deadline = frame.header.type == .request && frame.header.aux != 0
+        let deadline =
+            frame.header.type == .request && frame.header.aux != 0
             ? NIODeadline.now() + .microseconds(Int64(frame.header.aux)) : nil
         switch state.withLockedValue({ $0.received(frame.header, now: .now(), deadline: deadline) }) {
         case .dispatch:
@@ -182,7 +189,10 @@ final class ServerConnection: Sendable {
         var answer: Frame
         do {
             guard let route = server.router.route(for: request.header.code) else {
-                throw RPCError(.unimplemented, "no method 0x\(String(request.header.code, radix: 16)) on \(server.configuration.serviceName)")
+                throw RPCError(
+                    .unimplemented,
+                    "no method 0x\(String(request.header.code, radix: 16)) on \(server.configuration.serviceName)"
+                )
             }
             let body = try await runRegistered(id: id) { try await route.handler(request.body, context) }
             answer = Frame.response(id: id, body: body)
@@ -190,7 +200,10 @@ final class ServerConnection: Sendable {
                 answer = RPCError(.internal, "the answer is larger than the client accepts")
                     .frame(id: id, allocator: channel.channel.allocator)
             } else if session.compression {
-                answer = answer.compressed(threshold: session.compressionThreshold, allocator: channel.channel.allocator)
+                answer = answer.compressed(
+                    threshold: session.compressionThreshold,
+                    allocator: channel.channel.allocator
+                )
             }
         } catch {
             answer = errorAnswer(for: error, id: id, method: request.header.code)

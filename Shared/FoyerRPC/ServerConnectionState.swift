@@ -45,7 +45,11 @@ struct ServerConnectionState: Sendable {
 
     init(pingsPerSecondMax: Int, strayCancelsPerSecondMax: Int, now: NIODeadline) {
         pings = TokenBucket(ratePerSecond: pingsPerSecondMax, burst: pingsPerSecondMax * 10, now: now)
-        strayCancels = TokenBucket(ratePerSecond: strayCancelsPerSecondMax, burst: strayCancelsPerSecondMax * 10, now: now)
+        strayCancels = TokenBucket(
+            ratePerSecond: strayCancelsPerSecondMax,
+            burst: strayCancelsPerSecondMax * 10,
+            now: now
+        )
     }
 
     // MARK: Frames from the peer

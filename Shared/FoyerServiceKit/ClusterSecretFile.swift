@@ -24,7 +24,9 @@ public enum ClusterSecretFile {
         let temporary = "\(path).\(UUID().uuidString).new"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         guard descriptor >= 0 else {
-            throw ServiceKitError("cannot create the cluster secret file \(temporary): \(String(cString: strerror(errno)))")
+            throw ServiceKitError(
+                "cannot create the cluster secret file \(temporary): \(String(cString: strerror(errno)))"
+            )
         }
         defer { unlink(temporary) }
         let bytes = Array((secret.text + "\n").utf8)

@@ -1,7 +1,7 @@
 public import ArgumentParser
+import Foundation
 public import FoyerRPC
 public import FoyerStorage
-import Foundation
 public import Logging
 
 /// The options every Foyer executable takes. Each can also come from an environment variable (named in
@@ -13,15 +13,21 @@ public struct ServiceOptions: ParsableArguments, Sendable {
     @Option(help: "Port to listen on; 0 picks a free one. (env: FOYER_PORT; default: the service's port)")
     public var port: Int?
 
-    @Option(help: "Directory for the SQLite database, the cluster secret and keys. (env: FOYER_DATA_DIR; default: .data)")
+    @Option(
+        help: "Directory for the SQLite database, the cluster secret and keys. (env: FOYER_DATA_DIR; default: .data)"
+    )
     public var dataDir: String?
 
     @Option(
-        help: "Database: a postgres:// URL, or sqlite:PATH. (env: FOYER_DATABASE; default: sqlite:<data-dir>/<service>.sqlite)"
+        help:
+            "Database: a postgres:// URL, or sqlite:PATH. (env: FOYER_DATABASE; default: sqlite:<data-dir>/<service>.sqlite)"
     )
     public var database: String?
 
-    @Option(help: "PostgreSQL schema for this service's tables, created if missing. (env: FOYER_DATABASE_SCHEMA; default: the service's name)")
+    @Option(
+        help:
+            "PostgreSQL schema for this service's tables, created if missing. (env: FOYER_DATABASE_SCHEMA; default: the service's name)"
+    )
     public var databaseSchema: String?
 
     @Option(
@@ -32,13 +38,18 @@ public struct ServiceOptions: ParsableArguments, Sendable {
     )
     public var clusterSecretFile: String?
 
-    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical. (env: FOYER_LOG_LEVEL; default: info)")
+    @Option(
+        help: "Log level: trace, debug, info, notice, warning, error, critical. (env: FOYER_LOG_LEVEL; default: info)"
+    )
     public var logLevel: String?
 
     @Option(help: "Log format: text or json. (env: FOYER_LOG_FORMAT; default: text)")
     public var logFormat: String?
 
-    @Option(help: "Seconds in-flight requests get on shutdown before connections close. (env: FOYER_DRAIN_SECONDS; default: 10)")
+    @Option(
+        help:
+            "Seconds in-flight requests get on shutdown before connections close. (env: FOYER_DRAIN_SECONDS; default: 10)"
+    )
     public var drainSeconds: Int?
 
     @Flag(help: "Call the health method of a running instance at --host/--port and exit 0 if it serves.")
@@ -76,7 +87,9 @@ public struct ServiceOptions: ParsableArguments, Sendable {
             defaultFileName: "\(service).sqlite"
         )
         if case .postgres = configuration.engine {
-            let schema = databaseSchema ?? Self.environment("FOYER_DATABASE_SCHEMA") ?? service.replacingOccurrences(of: "-", with: "_")
+            let schema =
+                databaseSchema ?? Self.environment("FOYER_DATABASE_SCHEMA")
+                ?? service.replacingOccurrences(of: "-", with: "_")
             guard schema.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }), !schema.isEmpty else {
                 throw ValidationError("database schema '\(schema)' must be letters, digits and underscores")
             }
@@ -88,7 +101,9 @@ public struct ServiceOptions: ParsableArguments, Sendable {
     public func resolvedDrainTimeout() throws -> Int {
         if let drainSeconds { return drainSeconds }
         guard let text = Self.environment("FOYER_DRAIN_SECONDS") else { return 10 }
-        guard let seconds = Int(text), seconds >= 0 else { throw ValidationError("FOYER_DRAIN_SECONDS must be a number of seconds") }
+        guard let seconds = Int(text), seconds >= 0 else {
+            throw ValidationError("FOYER_DRAIN_SECONDS must be a number of seconds")
+        }
         return seconds
     }
 
@@ -100,7 +115,9 @@ public struct ServiceOptions: ParsableArguments, Sendable {
 
     public func resolvedLogFormat() throws -> LogFormat {
         let text = logFormat ?? Self.environment("FOYER_LOG_FORMAT") ?? "text"
-        guard let format = LogFormat(rawValue: text) else { throw ValidationError("log format must be text or json, not '\(text)'") }
+        guard let format = LogFormat(rawValue: text) else {
+            throw ValidationError("log format must be text or json, not '\(text)'")
+        }
         return format
     }
 
@@ -108,7 +125,9 @@ public struct ServiceOptions: ParsableArguments, Sendable {
     /// 0600) with a new random secret when it does not exist.
     public func loadClusterSecret(logger: Logger) throws -> ClusterSecret {
         if let text = Self.environment("FOYER_CLUSTER_SECRET") { return try ClusterSecret(text: text) }
-        let path = clusterSecretFile ?? Self.environment("FOYER_CLUSTER_SECRET_FILE") ?? "\(resolvedDataDirectory())/cluster-secret"
+        let path =
+            clusterSecretFile ?? Self.environment("FOYER_CLUSTER_SECRET_FILE")
+            ?? "\(resolvedDataDirectory())/cluster-secret"
         return try ClusterSecretFile.loadOrCreate(path: path, logger: logger)
     }
 }

@@ -25,13 +25,29 @@ public enum ServiceRunner {
     }
 
     /// Calls the built-in `health` method of the server at `host:port`; `true` if it answers "serving".
-    public static func checkHealth(host: String, port: Int, service: String, secret: ClusterSecret?, logger: Logger) async -> Bool {
-        var configuration = RPCClientConfiguration(host: host, port: port, serviceName: service, peerName: "health-check", clusterSecret: secret)
+    public static func checkHealth(
+        host: String,
+        port: Int,
+        service: String,
+        secret: ClusterSecret?,
+        logger: Logger
+    ) async -> Bool {
+        var configuration = RPCClientConfiguration(
+            host: host,
+            port: port,
+            serviceName: service,
+            peerName: "health-check",
+            clusterSecret: secret
+        )
         configuration.maxAttempts = 1
         configuration.connectionsMax = 1
         let client = RPCClient(configuration: configuration, logger: logger)
         do {
-            let health = try await client.call(BuiltinMethods.health, Empty(), options: CallOptions(timeout: .seconds(2)))
+            let health = try await client.call(
+                BuiltinMethods.health,
+                Empty(),
+                options: CallOptions(timeout: .seconds(2))
+            )
             await client.shutdown()
             return health.state == .serving
         } catch {

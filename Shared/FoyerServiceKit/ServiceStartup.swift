@@ -66,7 +66,13 @@ public struct ServiceStartup: Sendable {
     /// A client of another service of the cluster.
     public func clientConfiguration(service upstream: String, address: String) throws -> RPCClientConfiguration {
         let (host, port) = try Self.parseAddress(address)
-        return RPCClientConfiguration(host: host, port: port, serviceName: upstream, peerName: service, clusterSecret: clusterSecret)
+        return RPCClientConfiguration(
+            host: host,
+            port: port,
+            serviceName: upstream,
+            peerName: service,
+            clusterSecret: clusterSecret
+        )
     }
 
     /// Parses `HOST:PORT` (IPv6 hosts in brackets: `[::1]:7401`).
@@ -83,6 +89,12 @@ public struct ServiceStartup: Sendable {
     /// For `--check-health`: asks the running instance at host:port whether it serves.
     public func checkHealth() async -> Bool {
         let target = host == "0.0.0.0" ? "127.0.0.1" : host == "::" ? "::1" : host
-        return await ServiceRunner.checkHealth(host: target, port: port, service: service, secret: clusterSecret, logger: logger)
+        return await ServiceRunner.checkHealth(
+            host: target,
+            port: port,
+            service: service,
+            secret: clusterSecret,
+            logger: logger
+        )
     }
 }

@@ -38,14 +38,19 @@ public struct StructuredLogHandler: LogHandler {
     }
 
     private static func timestamp() -> String {
-        Date().formatted(.iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted))
+        Date().formatted(
+            .iso8601.year().month().day().time(includingFractionalSeconds: true).timeZone(separator: .omitted)
+        )
     }
 
     private static func logfmt(_ fields: [(String, String)]) -> String {
         fields.map { key, value in
             let needsQuotes = value.isEmpty || value.contains { $0 == " " || $0 == "=" || $0 == "\"" }
-            let escaped = value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-                .replacingOccurrences(of: "\n", with: "\\n")
+            let escaped = value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(
+                of: "\"",
+                with: "\\\""
+            )
+            .replacingOccurrences(of: "\n", with: "\\n")
             return "\(key)=\(needsQuotes ? "\"\(escaped)\"" : escaped)"
         }.joined(separator: " ")
     }

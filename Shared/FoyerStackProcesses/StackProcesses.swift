@@ -172,7 +172,8 @@ public final class StackProcesses: Sendable {
         for other in StackService.allCases {
             if let variable = other.addressVariable { environment[variable] = "127.0.0.1:\(port(of: other))" }
         }
-        if case .postgres(let url, _) = configuration.database, let schema = configuration.database.schema(of: service) {
+        if case .postgres(let url, _) = configuration.database, let schema = configuration.database.schema(of: service)
+        {
             environment["FOYER_DATABASE"] = url
             environment["FOYER_DATABASE_SCHEMA"] = schema
         }

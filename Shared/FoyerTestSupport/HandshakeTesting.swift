@@ -1,6 +1,6 @@
+import FoyerCrypto
 public import FoyerRPC
 public import FoyerWire
-import FoyerCrypto
 import NIOCore
 
 #if canImport(Glibc)
@@ -29,7 +29,11 @@ public enum HandshakeTesting {
             compression: compression,
             peerName: "raw-test-peer",
             service: service,
-            proof: HelloProof(timestampMilliseconds: UInt64(milliseconds), nonce: SecureRandom.bytes(count: 32), proof: [])
+            proof: HelloProof(
+                timestampMilliseconds: UInt64(milliseconds),
+                nonce: SecureRandom.bytes(count: 32),
+                proof: []
+            )
         )
         var signed = ByteBuffer()
         signed.writeBytes(Array("FOYR-HELLO-1".utf8) + [0])
@@ -40,7 +44,17 @@ public enum HandshakeTesting {
     }
 
     /// A HELLO without a proof, for listeners that ask none.
-    public static func plainHello(service: String = "", maxInFlight: UInt16 = 64, compression: CompressionAlgorithms = .lz4) -> Hello {
-        Hello(frameLengthMax: 1 << 20, maxInFlight: maxInFlight, compression: compression, peerName: "raw-test-peer", service: service)
+    public static func plainHello(
+        service: String = "",
+        maxInFlight: UInt16 = 64,
+        compression: CompressionAlgorithms = .lz4
+    ) -> Hello {
+        Hello(
+            frameLengthMax: 1 << 20,
+            maxInFlight: maxInFlight,
+            compression: compression,
+            peerName: "raw-test-peer",
+            service: service
+        )
     }
 }

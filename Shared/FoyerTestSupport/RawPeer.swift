@@ -61,7 +61,9 @@ public final class RawPeer: Sendable {
     }
 
     /// Reads until a GOAWAY arrives and returns its reason and message, skipping other frames.
-    public func expectGoAway(timeout: TimeAmount = .seconds(10)) async throws -> (reason: GoAwayReason, message: String)? {
+    public func expectGoAway(
+        timeout: TimeAmount = .seconds(10)
+    ) async throws -> (reason: GoAwayReason, message: String)? {
         while let frame = try await nextFrame(timeout: timeout) {
             if frame.type == .goAway {
                 let message = (try? GoAwayBody(decoding: frame.body))?.message ?? ""

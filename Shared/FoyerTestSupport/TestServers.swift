@@ -35,7 +35,10 @@ public func withRPCServer<T: Sendable>(
 }
 
 /// A server configuration for tests: cluster-secret authentication with `testClusterSecret`, port 0.
-public func testServerConfiguration(service: String = "test", secret: ClusterSecret? = testClusterSecret) -> RPCServerConfiguration {
+public func testServerConfiguration(
+    service: String = "test",
+    secret: ClusterSecret? = testClusterSecret
+) -> RPCServerConfiguration {
     RPCServerConfiguration(serviceName: service, clusterSecret: secret)
 }
 

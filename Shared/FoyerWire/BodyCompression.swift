@@ -1,5 +1,5 @@
-public import NIOCore
 internal import FoyerLZ4
+public import NIOCore
 
 /// LZ4 compression of frame bodies.
 ///
@@ -47,7 +47,10 @@ public enum BodyCompression {
         _ = body.withUnsafeReadableBytes { source in
             output.writeWithUnsafeMutableBytes(minimumWritableBytes: Int(declared)) { destination in
                 do {
-                    try LZ4.decompress(source, into: UnsafeMutableRawBufferPointer(rebasing: destination.prefix(Int(declared))))
+                    try LZ4.decompress(
+                        source,
+                        into: UnsafeMutableRawBufferPointer(rebasing: destination.prefix(Int(declared)))
+                    )
                     return Int(declared)
                 } catch {
                     failed = true

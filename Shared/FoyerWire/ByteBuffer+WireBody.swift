@@ -106,9 +106,10 @@ extension ByteBuffer {
     /// Reads a length-prefixed UTF-8 string of at most `maxBytes` bytes.
     public mutating func readLengthPrefixedString(_ field: String, maxBytes: Int) throws(WireError) -> String {
         let length = try readLength(field, maxBytes: maxBytes)
-        let string = readableBytesView.prefix(length).withContiguousStorageIfAvailable { bytes in
-            String(validating: bytes, as: UTF8.self)
-        } ?? String(validating: readableBytesView.prefix(length), as: UTF8.self)
+        let string =
+            readableBytesView.prefix(length).withContiguousStorageIfAvailable { bytes in
+                String(validating: bytes, as: UTF8.self)
+            } ?? String(validating: readableBytesView.prefix(length), as: UTF8.self)
         guard let string else { throw .invalidUTF8 }
         moveReaderIndex(forwardBy: length)
         return string
@@ -150,8 +151,9 @@ extension ByteBuffer {
     public mutating func readCount(_ field: String, maxCount: Int, minElementBytes: Int = 1) throws(WireError) -> Int {
         let count = try readVarint()
         guard count <= UInt64(maxCount) else { throw .lengthOverLimit(field, length: count, limit: maxCount) }
-        guard count.multipliedReportingOverflow(by: UInt64(max(minElementBytes, 0))).partialValue
-            <= UInt64(readableBytes)
+        guard
+            count.multipliedReportingOverflow(by: UInt64(max(minElementBytes, 0))).partialValue
+                <= UInt64(readableBytes)
         else { throw .countOverRemaining(field, count: count) }
         return Int(count)
     }

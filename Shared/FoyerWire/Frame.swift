@@ -39,7 +39,12 @@ extension Frame {
         Frame(header: FrameHeader(type: .response, id: id), body: body)
     }
 
-    public static func error(id: UInt32, status: RPCStatus, retryAfterMilliseconds: UInt32 = 0, body: ByteBuffer)
+    public static func error(
+        id: UInt32,
+        status: RPCStatus,
+        retryAfterMilliseconds: UInt32 = 0,
+        body: ByteBuffer
+    )
         -> Frame
     {
         Frame(header: FrameHeader(type: .error, code: status.rawValue, id: id, aux: retryAfterMilliseconds), body: body)

@@ -49,7 +49,9 @@ public struct FrameDecoder: NIOSingleStepByteToMessageDecoder {
         }
         let start = buffer.readerIndex
         guard let length = buffer.getInteger(at: start, as: UInt32.self) else { return nil }
-        guard length >= UInt32(FrameHeader.lengthCoveredByteCount) else { throw WireError.frameTooShort(length: length) }
+        guard length >= UInt32(FrameHeader.lengthCoveredByteCount) else {
+            throw WireError.frameTooShort(length: length)
+        }
         let limit = currentFrameLengthMax
         guard length <= limit else { throw WireError.frameTooLarge(length: length, limit: limit) }
         guard buffer.readableBytes >= FrameHeader.byteCount else { return nil }

@@ -21,7 +21,9 @@ struct FaultTests {
             cluster.advance(days: 31)
             _ = try await cluster.identity.call(IdentityMethods.recordActivity, IdentityUserRequest(uid: bystander.uid))
             // One guest per page and batch, so the stop at the first unreachable upstream shows exactly.
-            try await cluster.withCleanup(configure: { $0.batchSize = 1; $0.deletionConcurrency = 1 }) { cleanup in
+            try await cluster.withCleanup(configure: {
+                $0.batchSize = 1; $0.deletionConcurrency = 1
+            }) { cleanup in
                 cluster.userDataProcess.stop()
 
                 // When

@@ -121,7 +121,9 @@ struct GuestJourneyTests {
                 #expect(try await used("documents") == 1)
 
                 // The guest plan holds 1 MiB: five documents of 200,000 bytes leave 48,076.
-                for index in 0..<5 { try await client.put("big", "b\(index)", bytes: [UInt8](repeating: 4, count: 200_000)) }
+                for index in 0..<5 {
+                    try await client.put("big", "b\(index)", bytes: [UInt8](repeating: 4, count: 200_000))
+                }
                 #expect(try await used("bytes") == 1_000_500)
                 await expectError(.quotaExceeded) {
                     try await client.put("notes", "a", bytes: [UInt8](repeating: 5, count: 100_000))
@@ -135,7 +137,9 @@ struct GuestJourneyTests {
                 // Four first writes of one key at once: one document, the last value's bytes.
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     for index in 0..<4 {
-                        group.addTask { try await client.put("race", "k", bytes: [UInt8](repeating: UInt8(index), count: 100)) }
+                        group.addTask {
+                            try await client.put("race", "k", bytes: [UInt8](repeating: UInt8(index), count: 100))
+                        }
                     }
                     try await group.waitForAll()
                 }

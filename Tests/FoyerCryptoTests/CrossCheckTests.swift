@@ -1,5 +1,5 @@
-import FoyerCrypto
 import Foundation
+import FoyerCrypto
 import Testing
 
 /// Checks FoyerCrypto against an independent implementation: Python's `cryptography` package, driven by
@@ -60,8 +60,12 @@ struct CrossCheckTests {
             swiftJWT: .init(token: swiftToken, publicKey: Base64URL.encode(signingKey.publicKey.rawRepresentation)),
             payload: Base64URL.encode(pythonPayload),
             scrypt: .init(
-                password: Base64URL.encode(password), salt: Base64URL.encode(salt),
-                logN: parameters.logN, r: parameters.r, p: parameters.p, length: 32
+                password: Base64URL.encode(password),
+                salt: Base64URL.encode(salt),
+                logN: parameters.logN,
+                r: parameters.r,
+                p: parameters.p,
+                length: 32
             ),
             hmac: .init(key: Base64URL.encode(hmacKey), message: Base64URL.encode(hmacMessage))
         )
@@ -99,7 +103,8 @@ struct CrossCheckTests {
     /// skipping it), when python3 or the `cryptography` package is missing.
     private func runScript(input: Data) throws -> Data {
         let python = try #require(
-            Self.locateExecutable("python3"), "python3 was not found on PATH; \(Self.installHint)"
+            Self.locateExecutable("python3"),
+            "python3 was not found on PATH; \(Self.installHint)"
         )
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("crosscheck.py")
         try #require(FileManager.default.fileExists(atPath: script.path), "missing \(script.path)")

@@ -1,5 +1,5 @@
-import FoyerCrypto
 import Foundation
+import FoyerCrypto
 import Testing
 
 @Suite("JWT: published examples and round trips")
@@ -49,10 +49,13 @@ struct JWTExampleTests {
         let signer = JWTSigner(privateKey: Ed25519PrivateKey(), keyID: "session-1")
         for audience in [["foyer"], ["foyer", "admin"]] {
             let claims = JWTClaims(
-                issuer: "https://id.foyer.example", subject: "account-42", audience: audience,
+                issuer: "https://id.foyer.example",
+                subject: "account-42",
+                audience: audience,
                 expiresAt: Date(timeIntervalSince1970: 2_000_000_000),
                 notBefore: Date(timeIntervalSince1970: 1_700_000_000),
-                issuedAt: Date(timeIntervalSince1970: 1_700_000_000.5), jwtID: "jti-1"
+                issuedAt: Date(timeIntervalSince1970: 1_700_000_000.5),
+                jwtID: "jti-1"
             )
             let token = try signer.sign(claims: claims)
             let unverified = try JWT.decode(token)

@@ -49,8 +49,10 @@ struct JWTRejectionTests {
         #expect(throws: FoyerCryptoError.unsupportedAlgorithm) { try JWT.decode(header + "." + payload + ".AAAA") }
     }
 
-    @Test("Algorithms outside the allowlist are refused",
-          arguments: ["HS256", "RS512", "PS256", "ES384", "Ed25519", "eddsa", "NONE", ""])
+    @Test(
+        "Algorithms outside the allowlist are refused",
+        arguments: ["HS256", "RS512", "PS256", "ES384", "Ed25519", "eddsa", "NONE", ""]
+    )
     func unlistedAlgorithmsAreRefused(alg: String) {
         let token = Self.segment(#"{"alg":"\#(alg)"}"#) + "." + Self.segment("{}") + ".AAAA"
         #expect(throws: FoyerCryptoError.unsupportedAlgorithm) { try JWT.decode(token) }

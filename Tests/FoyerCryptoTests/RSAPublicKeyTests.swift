@@ -32,7 +32,8 @@ struct RSAPublicKeyTests {
     func leadingZerosAreIgnored() throws {
         let plain = try JOSEExamples.rsaKey()
         let padded = try RSAPublicKey(
-            modulus: [0, 0] + base64URL(JOSEExamples.rsaModulus), exponent: [0] + base64URL(JOSEExamples.rsaExponent)
+            modulus: [0, 0] + base64URL(JOSEExamples.rsaModulus),
+            exponent: [0] + base64URL(JOSEExamples.rsaExponent)
         )
         #expect(padded == plain)
         #expect(padded.modulus.first != 0)
@@ -71,8 +72,10 @@ struct RSAPublicKeyTests {
         }
     }
 
-    @Test("Exponents that are empty, 1, even or over 64 bits are refused",
-          arguments: [[], [0], [1], [0, 1], [0x01, 0x00, 0x00], [1, 0, 0, 0, 0, 0, 0, 0, 1]] as [[UInt8]])
+    @Test(
+        "Exponents that are empty, 1, even or over 64 bits are refused",
+        arguments: [[], [0], [1], [0, 1], [0x01, 0x00, 0x00], [1, 0, 0, 0, 0, 0, 0, 0, 1]] as [[UInt8]]
+    )
     func badExponentsAreRefused(exponent: [UInt8]) {
         #expect(throws: FoyerCryptoError.invalidKey) {
             try RSAPublicKey(modulus: base64URL(JOSEExamples.rsaModulus), exponent: exponent)

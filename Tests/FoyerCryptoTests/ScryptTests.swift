@@ -15,25 +15,55 @@ struct ScryptTests {
 
     /// RFC 7914 §12 (the N = 2^20 vector is left out to keep the suite fast).
     static let rfc7914: [Vector] = [
-        Vector(password: "", salt: "", logN: 4, r: 1, p: 1, expected: hex("""
-            77d6576238657b203b19ca42c18a0497f16b4844e3074ae8dfdffa3fede21442\
-            fcd0069ded0948f8326a753a0fc81f17e8d3e0fb2e0d3628cf35e20c38d18906
-            """)),
-        Vector(password: "password", salt: "NaCl", logN: 10, r: 8, p: 16, expected: hex("""
-            fdbabe1c9d3472007856e7190d01e9fe7c6ad7cbc8237830e77376634b373162\
-            2eaf30d92e22a3886ff109279d9830dac727afb94a83ee6d8360cbdfa2cc0640
-            """)),
-        Vector(password: "pleaseletmein", salt: "SodiumChloride", logN: 14, r: 8, p: 1, expected: hex("""
-            7023bdcb3afd7348461c06cd81fd38ebfda8fbba904f8e3ea9b543f6545da1f2\
-            d5432955613f0fcf62d49705242a9af9e61e85dc0d651e40dfcf017b45575887
-            """)),
+        Vector(
+            password: "",
+            salt: "",
+            logN: 4,
+            r: 1,
+            p: 1,
+            expected: hex(
+                """
+                77d6576238657b203b19ca42c18a0497f16b4844e3074ae8dfdffa3fede21442\
+                fcd0069ded0948f8326a753a0fc81f17e8d3e0fb2e0d3628cf35e20c38d18906
+                """
+            )
+        ),
+        Vector(
+            password: "password",
+            salt: "NaCl",
+            logN: 10,
+            r: 8,
+            p: 16,
+            expected: hex(
+                """
+                fdbabe1c9d3472007856e7190d01e9fe7c6ad7cbc8237830e77376634b373162\
+                2eaf30d92e22a3886ff109279d9830dac727afb94a83ee6d8360cbdfa2cc0640
+                """
+            )
+        ),
+        Vector(
+            password: "pleaseletmein",
+            salt: "SodiumChloride",
+            logN: 14,
+            r: 8,
+            p: 1,
+            expected: hex(
+                """
+                7023bdcb3afd7348461c06cd81fd38ebfda8fbba904f8e3ea9b543f6545da1f2\
+                d5432955613f0fcf62d49705242a9af9e61e85dc0d651e40dfcf017b45575887
+                """
+            )
+        ),
     ]
 
     @Test("RFC 7914 §12 known answers", arguments: rfc7914)
     func deriveKeyMatchesRFC7914(vector: Vector) throws {
         let parameters = ScryptParameters(logN: vector.logN, r: vector.r, p: vector.p, maxMemoryBytes: 32 << 20)
         let key = try Scrypt.deriveKey(
-            password: bytes(vector.password), salt: bytes(vector.salt), parameters: parameters, outputByteCount: 64
+            password: bytes(vector.password),
+            salt: bytes(vector.salt),
+            parameters: parameters,
+            outputByteCount: 64
         )
         #expect(key == vector.expected)
     }
@@ -81,24 +111,32 @@ struct ScryptTests {
         let limit = Scrypt.maximumPasswordByteCount
         #expect(throws: FoyerCryptoError.inputTooLarge) {
             try Scrypt.deriveKey(
-                password: [UInt8](repeating: 0x61, count: limit + 1), salt: [UInt8](), parameters: cheap
+                password: [UInt8](repeating: 0x61, count: limit + 1),
+                salt: [UInt8](),
+                parameters: cheap
             )
         }
         #expect(throws: FoyerCryptoError.inputTooLarge) {
             try Scrypt.deriveKey(
-                password: [UInt8](), salt: [UInt8](repeating: 0x61, count: Scrypt.maximumSaltByteCount + 1),
+                password: [UInt8](),
+                salt: [UInt8](repeating: 0x61, count: Scrypt.maximumSaltByteCount + 1),
                 parameters: cheap
             )
         }
         for outputByteCount in [0, -1, Scrypt.outputByteCountRange.upperBound + 1] {
             #expect(throws: FoyerCryptoError.invalidParameters) {
                 try Scrypt.deriveKey(
-                    password: [UInt8](), salt: [UInt8](), parameters: cheap, outputByteCount: outputByteCount
+                    password: [UInt8](),
+                    salt: [UInt8](),
+                    parameters: cheap,
+                    outputByteCount: outputByteCount
                 )
             }
         }
         let longest = try Scrypt.deriveKey(
-            password: [UInt8](repeating: 0x61, count: limit), salt: bytes("salt"), parameters: cheap
+            password: [UInt8](repeating: 0x61, count: limit),
+            salt: bytes("salt"),
+            parameters: cheap
         )
         #expect(longest.count == 32)
     }

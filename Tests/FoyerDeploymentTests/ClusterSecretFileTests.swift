@@ -42,7 +42,10 @@ struct ClusterSecretFileTests {
         let path = directory.appendingPathComponent("cluster-secret").path
         try Data("not a secret!\n".utf8).write(to: URL(fileURLWithPath: path))
         #expect(throws: RPCError.self) {
-            try ClusterSecretFile.loadOrCreate(path: path, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
+            try ClusterSecretFile.loadOrCreate(
+                path: path,
+                logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
+            )
         }
         #expect(try String(contentsOfFile: path, encoding: .utf8) == "not a secret!\n")
     }

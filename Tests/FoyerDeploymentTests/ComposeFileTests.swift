@@ -36,7 +36,10 @@ struct ComposeFileTests {
     static func composeDocument() throws -> [String: Any] {
         let script = "import json, sys, yaml; json.dump(yaml.safe_load(open(sys.argv[1])), sys.stdout)"
         let output = try run("/usr/bin/env", ["python3", "-c", script, composeFile.path])
-        try #require(output.status == 0, "reading the compose file failed (is PyYAML installed? `make deps`): \(output.text)")
+        try #require(
+            output.status == 0,
+            "reading the compose file failed (is PyYAML installed? `make deps`): \(output.text)"
+        )
         let document = try JSONSerialization.jsonObject(with: Data(output.text.utf8)) as? [String: Any]
         return try #require(document)
     }
@@ -74,7 +77,9 @@ struct ComposeFileTests {
         #expect(output.status == 0, "check-jsonschema (installed by `make deps`): \(output.text)")
     }
 
-    @Test("compose runs the five services, each from its executable, with a health check and what it calls started first")
+    @Test(
+        "compose runs the five services, each from its executable, with a health check and what it calls started first"
+    )
     func services() throws {
         let services = try Self.foyerServices()
         #expect(services.map(\.name) == ["cleanup", "gateway", "guest-quota", "identity", "user-data"])
@@ -85,8 +90,14 @@ struct ComposeFileTests {
         for service in services {
             #expect(service.command == [service.name], "\(service.name) runs its own executable")
             #expect(service.healthCheck == ["CMD", service.name, "--check-health"], "\(service.name)'s health check")
-            #expect(service.dependsOn.isSuperset(of: calls[service.name] ?? []), "\(service.name) depends on what it calls")
-            #expect(service.environment["FOYER_DATABASE"]?.hasPrefix("postgres://") == true, "\(service.name) on PostgreSQL")
+            #expect(
+                service.dependsOn.isSuperset(of: calls[service.name] ?? []),
+                "\(service.name) depends on what it calls"
+            )
+            #expect(
+                service.environment["FOYER_DATABASE"]?.hasPrefix("postgres://") == true,
+                "\(service.name) on PostgreSQL"
+            )
             #expect(service.environment["FOYER_CLUSTER_SECRET"] != nil, "\(service.name) shares the cluster secret")
             #expect(service.environment["FOYER_HOST"] == "0.0.0.0", "\(service.name) listens on the compose network")
             #expect(service.ports.isEmpty == (service.name != "gateway"), "only the gateway is published")
@@ -97,7 +108,10 @@ struct ComposeFileTests {
         let ports = Dictionary(uniqueKeysWithValues: services.map { ($0.name, $0.environment["FOYER_PORT"] ?? "") })
         for (caller, variable, address) in addresses {
             let parts = address.split(separator: ":").map(String.init)
-            #expect(parts.count == 2 && ports[parts[0]] == parts[1], "\(caller) \(variable)=\(address) names a service and its port")
+            #expect(
+                parts.count == 2 && ports[parts[0]] == parts[1],
+                "\(caller) \(variable)=\(address) names a service and its port"
+            )
         }
     }
 
@@ -124,7 +138,10 @@ struct ComposeFileTests {
         }
         #expect(text.contains("COPY Package.swift"), "the build stage has the package manifest")
         for directory in ["Shared", "Services", "Tools", "Tests"] {
-            #expect(text.contains("COPY \(directory) \(directory)"), "the build stage has \(directory)/ (Package.swift names targets there)")
+            #expect(
+                text.contains("COPY \(directory) \(directory)"),
+                "the build stage has \(directory)/ (Package.swift names targets there)"
+            )
         }
     }
 

@@ -70,7 +70,12 @@ func withGuestQuota<T: Sendable>(
             server: testServerConfiguration(service: "guest-quota"),
             logger: TestLogging.logger("foyer.test.guest-quota")
         )
-        return try await withServiceClient(service.server, service: "guest-quota", maxAttempts: maxAttempts, close: service.close) {
+        return try await withServiceClient(
+            service.server,
+            service: "guest-quota",
+            maxAttempts: maxAttempts,
+            close: service.close
+        ) {
             client in
             try await body(GuestQuotaHarness(client: client, clock: clock, configuration: configuration))
         }

@@ -156,7 +156,9 @@ struct WireMessageTests {
             ])
         )
         try roundTrip(Batch([IdentityOperationRequest(uid: "u", operationID: "op")]))
-        try roundTrip(Batch([BatchOutcome.done, BatchOutcome(status: IdentityStatus.guestStillActive, message: "busy")]))
+        try roundTrip(
+            Batch([BatchOutcome.done, BatchOutcome(status: IdentityStatus.guestStillActive, message: "busy")])
+        )
         try roundTrip(Batch<BatchOutcome>([]))
         let long = BatchOutcome(status: IdentityStatus.userNotFound, message: String(repeating: "x", count: 2000))
         #expect(try BatchOutcome(decoding: long.encoded()).message.utf8.count == BatchOutcome.messageByteCountMax)

@@ -96,7 +96,12 @@ private struct MergeScenario {
     @discardableResult
     func link() async throws -> LinkResult {
         try await stack.withClient(session: guest) { client in
-            try await client.link(email: account.email, password: password, onConflict: .merge, operationID: operationID)
+            try await client.link(
+                email: account.email,
+                password: password,
+                onConflict: .merge,
+                operationID: operationID
+            )
         }
     }
 
@@ -111,9 +116,17 @@ private struct MergeScenario {
             #expect(retried.session.uid == account.uid, sourceLocation: sourceLocation)
         } catch let error as FoyerError {
             #expect(error.isAuthenticationFailure, "the retry failed with \(error)", sourceLocation: sourceLocation)
-            #expect(try await stack.databases.state(of: guest.uid) == nil, "a retry refused before the merge finished", sourceLocation: sourceLocation)
+            #expect(
+                try await stack.databases.state(of: guest.uid) == nil,
+                "a retry refused before the merge finished",
+                sourceLocation: sourceLocation
+            )
         }
-        #expect(try await stack.databases.state(of: guest.uid) == nil, "the retry left the merge unfinished", sourceLocation: sourceLocation)
+        #expect(
+            try await stack.databases.state(of: guest.uid) == nil,
+            "the retry left the merge unfinished",
+            sourceLocation: sourceLocation
+        )
         let report = try await stack.sweep()
         #expect(report.errors == 0, "\(report)\n\(stack.logs())", sourceLocation: sourceLocation)
         #expect(report.stuckFinished == 0, "the retry should have finished the merge", sourceLocation: sourceLocation)
@@ -125,7 +138,11 @@ private struct MergeScenario {
         #expect(keys == merged, sourceLocation: sourceLocation)
         #expect(try await databases.counter("documents", of: account.uid) == 5, sourceLocation: sourceLocation)
         let records = try await databases.mergeRecords(from: guest.uid)
-        #expect(records.userData == 1 && records.guestQuota == 1, "merged twice? \(records)", sourceLocation: sourceLocation)
+        #expect(
+            records.userData == 1 && records.guestQuota == 1,
+            "merged twice? \(records)",
+            sourceLocation: sourceLocation
+        )
         #expect(try await databases.state(of: account.uid) == "active", sourceLocation: sourceLocation)
         #expect(try await databases.deletionRecordCount() == recordsBefore + 1, sourceLocation: sourceLocation)
         #expect(try await databases.claimCount() == 0, sourceLocation: sourceLocation)
@@ -160,7 +177,9 @@ private struct DeletionScenario {
 
     @discardableResult
     func delete() async throws -> UInt64 {
-        try await stack.withClient(session: session) { client in try await client.deleteAccount(operationID: operationID) }
+        try await stack.withClient(session: session) { client in
+            try await client.deleteAccount(operationID: operationID)
+        }
     }
 
     /// The client's retry succeeds at every step: it finishes the deletion (its session was revoked by the first
@@ -168,10 +187,18 @@ private struct DeletionScenario {
     /// Then cleanup's sweep finds nothing stuck.
     func recoverAndCheck(sourceLocation: SourceLocation = #_sourceLocation) async throws {
         #expect(try await delete() <= 3, sourceLocation: sourceLocation)
-        #expect(try await stack.databases.state(of: account.uid) == nil, "the retry left the deletion unfinished", sourceLocation: sourceLocation)
+        #expect(
+            try await stack.databases.state(of: account.uid) == nil,
+            "the retry left the deletion unfinished",
+            sourceLocation: sourceLocation
+        )
         let report = try await stack.sweep()
         #expect(report.errors == 0, "\(report)\n\(stack.logs())", sourceLocation: sourceLocation)
-        #expect(report.stuckFinished == 0, "the retry should have finished the deletion", sourceLocation: sourceLocation)
+        #expect(
+            report.stuckFinished == 0,
+            "the retry should have finished the deletion",
+            sourceLocation: sourceLocation
+        )
 
         try await expectGone(account.uid, stack, sourceLocation: sourceLocation)
         #expect(try await stack.databases.deletionRecordCount() == recordsBefore + 1, sourceLocation: sourceLocation)

@@ -51,13 +51,20 @@ struct JourneyTests {
 
 @Suite(
     "Journeys through the real executables (PostgreSQL)",
-    .enabled(if: postgresConfigured, "FOYER_TEST_POSTGRES_URL is not set; start one with scripts/throwaway-postgres.sh"),
+    .enabled(
+        if: postgresConfigured,
+        "FOYER_TEST_POSTGRES_URL is not set; start one with scripts/throwaway-postgres.sh"
+    ),
     .sharedStack(RunningStackOptions(engine: .postgres))
 )
 struct PostgresJourneyTests {
     @Test("guest journey") func guest() async throws { try await guestJourney(SharedStack.get()) }
     @Test("merge") func merge() async throws { try await mergeJourney(SharedStack.get()) }
     @Test("discard") func discard() async throws { try await discardJourney(SharedStack.get()) }
-    @Test("fail, then resolve") func failThenResolve() async throws { try await failThenResolveJourney(SharedStack.get()) }
-    @Test("delete-everything") func deleteEverything() async throws { try await deleteEverythingJourney(SharedStack.get()) }
+    @Test("fail, then resolve") func failThenResolve() async throws {
+        try await failThenResolveJourney(SharedStack.get())
+    }
+    @Test("delete-everything") func deleteEverything() async throws {
+        try await deleteEverythingJourney(SharedStack.get())
+    }
 }

@@ -13,7 +13,10 @@ func uniqueEmail(_ name: String) -> String {
 }
 
 /// The error `body` failed with, or nil (recorded as an issue) if it succeeded or threw something else.
-func foyerFailure<T>(sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> T) async -> FoyerError? {
+func foyerFailure<T>(
+    sourceLocation: SourceLocation = #_sourceLocation,
+    _ body: () async throws -> T
+) async -> FoyerError? {
     do {
         _ = try await body()
         Issue.record("expected a failure, got an answer", sourceLocation: sourceLocation)
@@ -126,7 +129,9 @@ func failThenResolveJourney(_ stack: RunningStack) async throws {
     try await stack.withClient { client async throws in
         let guest = try await client.signInAsGuest()
         try await client.put("notes", "theirs", "guest theirs")
-        let error = await foyerFailure { try await client.link(email: account.email, password: password, onConflict: .fail) }
+        let error = await foyerFailure {
+            try await client.link(email: account.email, password: password, onConflict: .fail)
+        }
         #expect(error == .emailAlreadyInUse)
         let conflict = try #require(error?.conflict)
         #expect(conflict.otherUID == account.uid)

@@ -26,11 +26,18 @@ struct RunningStack: Sendable {
         configuration.maxAttempts = 1
         let clockFile = clockFile
         configuration.now = { Date().addingTimeInterval(RunningStack.offset(clockFile)) }
-        return FoyerClient(configuration: configuration, session: session, logger: TestLogging.logger("foyer.test.client"))
+        return FoyerClient(
+            configuration: configuration,
+            session: session,
+            logger: TestLogging.logger("foyer.test.client")
+        )
     }
 
     /// Runs `body` with a client, shutting it down afterwards.
-    func withClient<T: Sendable>(session: SessionTokens? = nil, _ body: (FoyerClient) async throws -> T) async throws -> T {
+    func withClient<T: Sendable>(
+        session: SessionTokens? = nil,
+        _ body: (FoyerClient) async throws -> T
+    ) async throws -> T {
         let client = client(session: session)
         do {
             let result = try await body(client)

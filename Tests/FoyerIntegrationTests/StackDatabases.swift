@@ -16,7 +16,12 @@ struct StackDatabases: Sendable {
         var opened: [FoyerDatabase] = []
         do {
             for service in [StackService.identity, .guestQuota, .userData, .cleanup] {
-                opened.append(try await FoyerDatabase.open(databaseConfiguration(service, configuration), logger: testDatabaseLogger))
+                opened.append(
+                    try await FoyerDatabase.open(
+                        databaseConfiguration(service, configuration),
+                        logger: testDatabaseLogger
+                    )
+                )
             }
         } catch {
             for database in opened { try? await database.close() }
@@ -83,7 +88,8 @@ struct StackDatabases: Sendable {
     func documentKeys(of uid: String) async throws -> [String] {
         try await userData.withConnection { sql in
             try await sql.raw("SELECT collection, doc_key FROM ud_documents WHERE uid = \(bind: uid)").all().map {
-                try $0.decode(column: "collection", as: String.self) + "/" + $0.decode(column: "doc_key", as: String.self)
+                try $0.decode(column: "collection", as: String.self) + "/"
+                    + $0.decode(column: "doc_key", as: String.self)
             }
         }.sorted()
     }
@@ -140,7 +146,8 @@ func dropSchemas(_ database: StackDatabase) async {
     guard let admin = try? await FoyerDatabase.open(configuration, logger: testDatabaseLogger) else { return }
     for service in StackService.allCases {
         guard let schema = database.schema(of: service) else { continue }
-        try? await admin.transaction { sql in try await sql.raw("DROP SCHEMA IF EXISTS \(ident: schema) CASCADE").run() }
+        try? await admin.transaction { sql in try await sql.raw("DROP SCHEMA IF EXISTS \(ident: schema) CASCADE").run()
+        }
     }
     try? await admin.close()
 }

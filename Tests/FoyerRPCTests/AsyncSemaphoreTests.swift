@@ -12,7 +12,9 @@ struct AsyncSemaphoreTests {
             for _ in 0..<20 {
                 group.addTask {
                     try await semaphore.acquire()
-                    holders.count.withLock { $0.now += 1; $0.most = max($0.most, $0.now) }
+                    holders.count.withLock {
+                        $0.now += 1; $0.most = max($0.most, $0.now)
+                    }
                     await Task.yield()
                     holders.count.withLock { $0.now -= 1 }
                     semaphore.release()
@@ -52,7 +54,10 @@ struct AsyncSemaphoreTests {
                 group.cancelAll()
                 return first
             }
-            #expect(outcome == true, "round \(round): the cancelled waiter \(outcome == nil ? "stayed queued" : "got a permit")")
+            #expect(
+                outcome == true,
+                "round \(round): the cancelled waiter \(outcome == nil ? "stayed queued" : "got a permit")"
+            )
             if outcome != true { return }
         }
         // The one permit is still held by the test, and no waiter is left to take it on release.

@@ -13,7 +13,11 @@ struct GracefulShutdownTests {
         let probe = SleepProbe()
         var configuration = testServerConfiguration()
         configuration.host = "127.0.0.1"
-        let server = RPCServer(configuration: configuration, router: probe.router(), logger: TestLogging.logger("foyer.test.server"))
+        let server = RPCServer(
+            configuration: configuration,
+            router: probe.router(),
+            logger: TestLogging.logger("foyer.test.server")
+        )
         let group = ServiceGroup(services: [server], logger: TestLogging.logger("foyer.test.group"))
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }
@@ -41,18 +45,26 @@ struct GracefulShutdownTests {
         let probe = SleepProbe()
         var configuration = testServerConfiguration(secret: nil)
         configuration.host = "127.0.0.1"
-        let server = RPCServer(configuration: configuration, router: probe.router(), logger: TestLogging.logger("foyer.test.server"))
+        let server = RPCServer(
+            configuration: configuration,
+            router: probe.router(),
+            logger: TestLogging.logger("foyer.test.server")
+        )
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await server.run() }
             let port = try await server.boundAddress().port!
             let peer = try await ProtocolViolationTests.handshaken(port: port)
-            try await peer.send(Frame.request(id: 1, method: TestMethods.sleep.id, body: SleepRequest(milliseconds: 300).encoded()))
+            try await peer.send(
+                Frame.request(id: 1, method: TestMethods.sleep.id, body: SleepRequest(milliseconds: 300).encoded())
+            )
             #expect(try await RPCDeadlineAndRetryTests.eventually { probe.started == 1 })
             server.shutDownGracefully()
             let goAway = try #require(try await peer.nextFrame())
             #expect(goAway.type == .goAway && goAway.header.code == GoAwayReason.shutdown.rawValue)
             #expect(goAway.header.aux > 0)
-            try await peer.send(Frame.request(id: 2, method: TestMethods.sleep.id, body: SleepRequest(milliseconds: 0).encoded()))
+            try await peer.send(
+                Frame.request(id: 2, method: TestMethods.sleep.id, body: SleepRequest(milliseconds: 0).encoded())
+            )
             var answers: [UInt32: Frame] = [:]
             while answers.count < 2, let frame = try await peer.nextFrame() { answers[frame.id] = frame }
             #expect(answers[2]?.type == .error)

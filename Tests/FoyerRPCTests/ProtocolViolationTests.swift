@@ -95,7 +95,10 @@ struct ProtocolViolationTests {
     @Test("unknown types and reserved flags are refused")
     func unknownTypeAndFlags() async throws {
         try await withRPCServer(Self.openServer()) { _, port in
-            for header in [[0, 0, 0, 12, 0x07, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0], [0, 0, 0, 12, 0x01, 0x40, 0, 2, 0, 0, 0, 1, 0, 0, 0, 0]] as [[UInt8]] {
+            for header in [
+                [0, 0, 0, 12, 0x07, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0],
+                [0, 0, 0, 12, 0x01, 0x40, 0, 2, 0, 0, 0, 1, 0, 0, 0, 0],
+            ] as [[UInt8]] {
                 let peer = try await Self.handshaken(port: port)
                 try await peer.send(header)
                 try await Self.expectGoAway(peer, .protocolError)
@@ -120,7 +123,11 @@ struct ProtocolViolationTests {
         let probe = SleepProbe()
         try await withRPCServer(Self.openServer(), router: probe.router()) { _, port in
             let peer = try await Self.handshaken(port: port)
-            let slow = Frame.request(id: 7, method: TestMethods.sleep.id, body: SleepRequest(milliseconds: 10_000).encoded())
+            let slow = Frame.request(
+                id: 7,
+                method: TestMethods.sleep.id,
+                body: SleepRequest(milliseconds: 10_000).encoded()
+            )
             try await peer.send(slow)
             try await peer.send(slow)
             try await Self.expectGoAway(peer, .protocolError)
@@ -132,8 +139,12 @@ struct ProtocolViolationTests {
         let probe = SleepProbe()
         try await withRPCServer(Self.openServer(), router: probe.router()) { _, port in
             let peer = try await Self.handshaken(port: port, maxInFlight: 1)
-            try await peer.send(Frame.request(id: 1, method: TestMethods.sleep.id, body: SleepRequest(milliseconds: 300).encoded()))
-            try await peer.send(Frame.request(id: 2, method: TestMethods.sleep.id, body: SleepRequest(milliseconds: 0).encoded()))
+            try await peer.send(
+                Frame.request(id: 1, method: TestMethods.sleep.id, body: SleepRequest(milliseconds: 300).encoded())
+            )
+            try await peer.send(
+                Frame.request(id: 2, method: TestMethods.sleep.id, body: SleepRequest(milliseconds: 0).encoded())
+            )
             let first = try #require(try await peer.nextFrame())
             #expect(first.type == .error && first.id == 2 && first.header.code == RPCStatus.overloaded.rawValue)
             let second = try #require(try await peer.nextFrame())
@@ -148,7 +159,9 @@ struct ProtocolViolationTests {
             var body = ByteBuffer()
             body.writeInteger(UInt32(1000))
             body.writeBytes([0xF0, 0xFF, 0xFF, 0xFF, 0x00])
-            try await peer.send(Frame(header: FrameHeader(type: .request, flags: .compressed, code: 2, id: 1), body: body))
+            try await peer.send(
+                Frame(header: FrameHeader(type: .request, flags: .compressed, code: 2, id: 1), body: body)
+            )
             try await Self.expectGoAway(peer, .compressionError)
         }
     }
@@ -160,7 +173,9 @@ struct ProtocolViolationTests {
             var body = ByteBuffer()
             body.writeInteger(UInt32.max)
             body.writeBytes([0x10, 0x41])
-            try await peer.send(Frame(header: FrameHeader(type: .request, flags: .compressed, code: 2, id: 1), body: body))
+            try await peer.send(
+                Frame(header: FrameHeader(type: .request, flags: .compressed, code: 2, id: 1), body: body)
+            )
             try await Self.expectGoAway(peer, .compressionError)
         }
     }
@@ -171,8 +186,12 @@ struct ProtocolViolationTests {
             let peer = try await RawPeer.connect(port: port)
             try await peer.sendPrefaceAndHello(HandshakeTesting.plainHello(compression: []))
             #expect(try await peer.nextFrame()?.type == .helloAck)
-            let compressed = Frame.request(id: 1, method: 2, body: ByteBuffer(string: String(repeating: "a", count: 2000)))
-                .compressed(threshold: 0, allocator: ByteBufferAllocator())
+            let compressed = Frame.request(
+                id: 1,
+                method: 2,
+                body: ByteBuffer(string: String(repeating: "a", count: 2000))
+            )
+            .compressed(threshold: 0, allocator: ByteBufferAllocator())
             try await peer.send(compressed)
             try await Self.expectGoAway(peer, .compressionError)
         }

@@ -44,29 +44,37 @@ struct ProxyProtocolTests {
 
     @Test("v2 PROXY over TCP4 and TCP6; LOCAL and UNSPEC keep the socket's address")
     func v2() throws {
-        let tcp4 = try Self.parse(Self.v2(family: 0x11, addresses: [203, 0, 113, 9, 10, 0, 0, 1, 0x1F, 0x90, 0x1C, 0xE8]) + [1, 2])
+        let tcp4 = try Self.parse(
+            Self.v2(family: 0x11, addresses: [203, 0, 113, 9, 10, 0, 0, 1, 0x1F, 0x90, 0x1C, 0xE8]) + [1, 2]
+        )
         #expect(tcp4.header == .client(try SocketAddress(ipAddress: "203.0.113.9", port: 0x1F90)))
         #expect(tcp4.rest == 2)
         var six = [UInt8](repeating: 0, count: 36)
         six[0] = 0x20; six[1] = 0x01; six[2] = 0x0D; six[3] = 0xB8; six[15] = 7
         six[32] = 0x12; six[33] = 0x34
-        #expect(try Self.parse(Self.v2(family: 0x21, addresses: six)).header == .client(try SocketAddress(ipAddress: "2001:db8::7", port: 0x1234)))
+        #expect(
+            try Self.parse(Self.v2(family: 0x21, addresses: six)).header
+                == .client(try SocketAddress(ipAddress: "2001:db8::7", port: 0x1234))
+        )
         #expect(try Self.parse(Self.v2(command: 0x0, family: 0x00, addresses: [])).header == .unknown)
         #expect(try Self.parse(Self.v2(family: 0x00, addresses: [])).header == .unknown)
     }
 
-    @Test("malformed headers are refused", arguments: [
-        Array("GET / HTTP/1.1\r\n".utf8),
-        Array("PROXY TCP4 203.0.113.9 10.0.0.1 51234\r\n".utf8),
-        Array("PROXY TCP4 2001:db8::7 10.0.0.1 1 2\r\n".utf8),
-        Array("PROXY TCP4 203.0.113.9 10.0.0.1 99999 7400\r\n".utf8),
-        Array("PROXY SCTP 203.0.113.9 10.0.0.1 1 2\r\n".utf8),
-        Array("PROXY TCP4 203.0.113.9 10.0.0.1 1 2\n".utf8),
-        Array(("PROXY TCP4 " + String(repeating: "9", count: 120)).utf8),
-        ProxyHeader.v2Signature + [0x11, 0x11, 0, 12] + [UInt8](repeating: 0, count: 12),
-        ProxyHeader.v2Signature + [0x21, 0x11, 0, 4, 1, 2, 3, 4],
-        ProxyHeader.v2Signature + [0x21, 0x11, 0x10, 0x00],
-    ])
+    @Test(
+        "malformed headers are refused",
+        arguments: [
+            Array("GET / HTTP/1.1\r\n".utf8),
+            Array("PROXY TCP4 203.0.113.9 10.0.0.1 51234\r\n".utf8),
+            Array("PROXY TCP4 2001:db8::7 10.0.0.1 1 2\r\n".utf8),
+            Array("PROXY TCP4 203.0.113.9 10.0.0.1 99999 7400\r\n".utf8),
+            Array("PROXY SCTP 203.0.113.9 10.0.0.1 1 2\r\n".utf8),
+            Array("PROXY TCP4 203.0.113.9 10.0.0.1 1 2\n".utf8),
+            Array(("PROXY TCP4 " + String(repeating: "9", count: 120)).utf8),
+            ProxyHeader.v2Signature + [0x11, 0x11, 0, 12] + [UInt8](repeating: 0, count: 12),
+            ProxyHeader.v2Signature + [0x21, 0x11, 0, 4, 1, 2, 3, 4],
+            ProxyHeader.v2Signature + [0x21, 0x11, 0x10, 0x00],
+        ]
+    )
     func malformed(bytes: [UInt8]) {
         #expect(throws: ProxyHeader.Invalid.self) { try Self.parse(bytes) }
     }
@@ -118,10 +126,16 @@ struct ProxyProtocolTests {
     @Test("from a trusted proxy, handlers see the address in the PROXY header (v1 and v2)")
     func trusted() async throws {
         try await Self.withServer(trusting: "127.0.0.1") { port async throws in
-            #expect(try await Self.peerSeen(port: port, header: Array("PROXY TCP4 203.0.113.9 127.0.0.1 5 7400\r\n".utf8)) == "203.0.113.9")
+            #expect(
+                try await Self.peerSeen(port: port, header: Array("PROXY TCP4 203.0.113.9 127.0.0.1 5 7400\r\n".utf8))
+                    == "203.0.113.9"
+            )
             let v2 = Self.v2(family: 0x11, addresses: [198, 51, 100, 4, 127, 0, 0, 1, 0, 5, 0x1C, 0xE8])
             #expect(try await Self.peerSeen(port: port, header: v2) == "198.51.100.4")
-            #expect(try await Self.peerSeen(port: port, header: Self.v2(command: 0x0, family: 0x00, addresses: [])) == "127.0.0.1")
+            #expect(
+                try await Self.peerSeen(port: port, header: Self.v2(command: 0x0, family: 0x00, addresses: []))
+                    == "127.0.0.1"
+            )
         }
     }
 

@@ -21,7 +21,11 @@ struct RPCAuthenticationTests {
             for secret in [ClusterSecret.generate(), nil] {
                 try await withTestClient(port: port, secret: secret) { client async throws in
                     let error = await #expect(throws: RPCError.self) {
-                        try await client.call(BuiltinMethods.health, Empty(), options: CallOptions(timeout: .milliseconds(500)))
+                        try await client.call(
+                            BuiltinMethods.health,
+                            Empty(),
+                            options: CallOptions(timeout: .milliseconds(500))
+                        )
                     }
                     #expect(error?.status == .unavailable)
                 }
@@ -43,7 +47,11 @@ struct RPCAuthenticationTests {
         try await withRPCServer(testServerConfiguration(secret: nil)) { _, port in
             try await withTestClient(port: port, secret: testClusterSecret) { client async throws in
                 let error = await #expect(throws: RPCError.self) {
-                    try await client.call(BuiltinMethods.health, Empty(), options: CallOptions(timeout: .milliseconds(500)))
+                    try await client.call(
+                        BuiltinMethods.health,
+                        Empty(),
+                        options: CallOptions(timeout: .milliseconds(500))
+                    )
                 }
                 #expect(error?.status == .unavailable)
             }
@@ -70,7 +78,11 @@ struct RPCAuthenticationTests {
     @Test("a HELLO with a stale timestamp is refused")
     func staleHelloRefused() async throws {
         try await withRPCServer(testServerConfiguration()) { _, port in
-            let stale = HandshakeTesting.signedHello(secret: testClusterSecret, service: "test", clockSkewMilliseconds: -120_000)
+            let stale = HandshakeTesting.signedHello(
+                secret: testClusterSecret,
+                service: "test",
+                clockSkewMilliseconds: -120_000
+            )
             let peer = try await RawPeer.connect(port: port)
             try await peer.sendPrefaceAndHello(stale)
             #expect(try await peer.expectGoAway()?.reason == .authenticationFailed)
@@ -82,7 +94,11 @@ struct RPCAuthenticationTests {
         try await withRPCServer(testServerConfiguration(service: "identity")) { _, port in
             try await withTestClient(port: port, service: "user-data") { client async throws in
                 let error = await #expect(throws: RPCError.self) {
-                    try await client.call(BuiltinMethods.health, Empty(), options: CallOptions(timeout: .milliseconds(500)))
+                    try await client.call(
+                        BuiltinMethods.health,
+                        Empty(),
+                        options: CallOptions(timeout: .milliseconds(500))
+                    )
                 }
                 #expect(error?.message.contains("not user-data") == true)
             }

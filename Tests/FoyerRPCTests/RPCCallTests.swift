@@ -47,7 +47,12 @@ struct RPCCallTests {
     @Test("many calls in flight on few connections are all answered, matched by id")
     func manyConcurrentCalls() async throws {
         try await withRPCServer(testServerConfiguration()) { _, port in
-            try await withTestClient(port: port, adjust: { $0.maxInFlightPerConnection = 8; $0.connectionsMax = 2 }) { client async throws in
+            try await withTestClient(
+                port: port,
+                adjust: {
+                    $0.maxInFlightPerConnection = 8; $0.connectionsMax = 2
+                }
+            ) { client async throws in
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     for index in 0..<2_000 {
                         group.addTask {
@@ -66,7 +71,9 @@ struct RPCCallTests {
     func unknownMethod() async throws {
         try await withRPCServer(testServerConfiguration()) { _, port in
             try await withTestClient(port: port) { client async throws in
-                let error = await #expect(throws: RPCError.self) { try await client.call(TestMethods.sleep, SleepRequest(milliseconds: 0)) }
+                let error = await #expect(throws: RPCError.self) {
+                    try await client.call(TestMethods.sleep, SleepRequest(milliseconds: 0))
+                }
                 #expect(error?.status == .unimplemented)
             }
         }

@@ -23,7 +23,11 @@ struct RPCDeadlineAndRetryTests {
                 // Connect first, so the deadline is spent on the call, not on the handshake.
                 _ = try await client.call(BuiltinMethods.health, Empty())
                 let error = await #expect(throws: RPCError.self) {
-                    try await client.call(TestMethods.sleep, SleepRequest(milliseconds: 30_000), options: CallOptions(timeout: .milliseconds(300)))
+                    try await client.call(
+                        TestMethods.sleep,
+                        SleepRequest(milliseconds: 30_000),
+                        options: CallOptions(timeout: .milliseconds(300))
+                    )
                 }
                 #expect(error?.status == .deadlineExceeded)
                 // On a loaded machine the deadline may pass before the handler starts; either way it never
@@ -40,7 +44,11 @@ struct RPCDeadlineAndRetryTests {
         try await withRPCServer(testServerConfiguration(), router: probe.router()) { _, port in
             try await withTestClient(port: port) { client async throws in
                 let call = Task {
-                    try await client.call(TestMethods.sleep, SleepRequest(milliseconds: 30_000), options: CallOptions(timeout: .seconds(60)))
+                    try await client.call(
+                        TestMethods.sleep,
+                        SleepRequest(milliseconds: 30_000),
+                        options: CallOptions(timeout: .seconds(60))
+                    )
                 }
                 #expect(try await Self.eventually { probe.started == 1 })
                 call.cancel()
@@ -89,7 +97,11 @@ struct RPCDeadlineAndRetryTests {
         try await withRPCServer(testServerConfiguration(), router: probe.router()) { _, port in
             try await withTestClient(port: port) { client async throws in
                 let error = await #expect(throws: RPCError.self) {
-                    try await client.call(TestMethods.flaky, FailRequest(status: .invalidArgument, times: 1), options: CallOptions(idempotent: true))
+                    try await client.call(
+                        TestMethods.flaky,
+                        FailRequest(status: .invalidArgument, times: 1),
+                        options: CallOptions(idempotent: true)
+                    )
                 }
                 #expect(error?.status == .invalidArgument)
             }
@@ -114,13 +126,18 @@ struct RPCDeadlineAndRetryTests {
         var configuration = testServerConfiguration()
         let port = try await withRPCServer(configuration, router: probe.router()) { _, port in port }
         configuration.port = port
-        try await withTestClient(port: port, adjust: { $0.reconnectBackoffMax = .milliseconds(100) }) { client async throws in
+        try await withTestClient(port: port, adjust: { $0.reconnectBackoffMax = .milliseconds(100) }) {
+            client async throws in
             await #expect(throws: RPCError.self) {
                 try await client.call(BuiltinMethods.health, Empty(), options: CallOptions(timeout: .milliseconds(200)))
             }
             let fixedPort = configuration
             try await withRPCServer(fixedPort, router: probe.router()) { _, _ in
-                let health = try await client.call(BuiltinMethods.health, Empty(), options: CallOptions(timeout: .seconds(5)))
+                let health = try await client.call(
+                    BuiltinMethods.health,
+                    Empty(),
+                    options: CallOptions(timeout: .seconds(5))
+                )
                 #expect(health.state == .serving)
             }
         }

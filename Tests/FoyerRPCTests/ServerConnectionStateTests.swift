@@ -1,7 +1,8 @@
-@testable import FoyerRPC
 import FoyerWire
 import NIOCore
 import Testing
+
+@testable import FoyerRPC
 
 @Suite("Server connection state machine")
 struct ServerConnectionStateTests {
@@ -59,7 +60,9 @@ struct ServerConnectionStateTests {
         #expect(state.received(FrameHeader(type: .cancel, id: 9), now: Self.now) == .ignore)
         #expect(state.finish(id: 9)?.stopReason == .cancelled)
         // Burst of 10 at 1/s: the 11th stray CANCEL in the same instant is a flood.
-        for id in 100..<110 { #expect(state.received(FrameHeader(type: .cancel, id: UInt32(id)), now: Self.now) == .ignore) }
+        for id in 100..<110 {
+            #expect(state.received(FrameHeader(type: .cancel, id: UInt32(id)), now: Self.now) == .ignore)
+        }
         #expect(state.received(FrameHeader(type: .cancel, id: 200), now: Self.now) == .close(.flood, ""))
         var pings = Self.opened()
         for _ in 0..<10 { #expect(pings.received(FrameHeader(type: .ping, id: 1), now: Self.now) == .pong) }

@@ -101,7 +101,12 @@ func withUserData<T: Sendable>(
             server: testServerConfiguration(service: "user-data"),
             logger: TestLogging.logger("foyer.test.user-data")
         )
-        return try await withServiceClient(service.server, service: "user-data", maxAttempts: maxAttempts, close: service.close) {
+        return try await withServiceClient(
+            service.server,
+            service: "user-data",
+            maxAttempts: maxAttempts,
+            close: service.close
+        ) {
             client in
             try await body(UserDataHarness(client: client, clock: clock, configuration: configuration))
         }

@@ -14,9 +14,15 @@ struct BodyCompressionTests {
 
     @Test("a compressible body above the threshold is compressed and restored exactly")
     func roundTrip() throws {
-        let compressed = try #require(BodyCompression.compress(Self.compressible, threshold: 512, allocator: Self.allocator))
+        let compressed = try #require(
+            BodyCompression.compress(Self.compressible, threshold: 512, allocator: Self.allocator)
+        )
         #expect(compressed.readableBytes < Self.compressible.readableBytes)
-        let restored = try BodyCompression.decompress(compressed, maxUncompressedBytes: 1 << 20, allocator: Self.allocator)
+        let restored = try BodyCompression.decompress(
+            compressed,
+            maxUncompressedBytes: 1 << 20,
+            allocator: Self.allocator
+        )
         #expect(restored == Self.compressible)
     }
 
@@ -33,7 +39,11 @@ struct BodyCompressionTests {
         let frame = Frame.response(id: 1, body: Self.compressible)
         let compressed = frame.compressed(threshold: 512, allocator: Self.allocator)
         #expect(compressed.header.flags.contains(.compressed))
-        let restored = try compressed.decompressed(compressionNegotiated: true, maxUncompressedBytes: 1 << 20, allocator: Self.allocator)
+        let restored = try compressed.decompressed(
+            compressionNegotiated: true,
+            maxUncompressedBytes: 1 << 20,
+            allocator: Self.allocator
+        )
         #expect(restored == frame)
         let goAway = Frame.goAway(reason: .shutdown, body: Self.compressible)
         #expect(goAway.compressed(threshold: 0, allocator: Self.allocator) == goAway)
@@ -41,9 +51,16 @@ struct BodyCompressionTests {
 
     @Test("a compressed frame on a connection that did not negotiate compression is refused")
     func notNegotiated() {
-        let compressed = Frame.response(id: 1, body: Self.compressible).compressed(threshold: 512, allocator: Self.allocator)
+        let compressed = Frame.response(id: 1, body: Self.compressible).compressed(
+            threshold: 512,
+            allocator: Self.allocator
+        )
         #expect(throws: WireError.compressionNotNegotiated) {
-            try compressed.decompressed(compressionNegotiated: false, maxUncompressedBytes: 1 << 20, allocator: Self.allocator)
+            try compressed.decompressed(
+                compressionNegotiated: false,
+                maxUncompressedBytes: 1 << 20,
+                allocator: Self.allocator
+            )
         }
     }
 

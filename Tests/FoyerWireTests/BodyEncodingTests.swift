@@ -68,7 +68,9 @@ struct BodyEncodingTests {
         var buffer = ByteBuffer()
         buffer.writeVarint(1_000)
         buffer.writeBytes([1, 2, 3])
-        #expect(throws: WireError.countOverRemaining) { try buffer.readCount("items", maxCount: 10_000, minElementBytes: 1) }
+        #expect(throws: WireError.countOverRemaining) {
+            try buffer.readCount("items", maxCount: 10_000, minElementBytes: 1)
+        }
         var capped = ByteBuffer()
         capped.writeVarint(11)
         capped.writeBytes(Array(repeating: 0, count: 11))

@@ -22,7 +22,13 @@ struct FrameDecoderTests {
 
     static let sampleFrames: [Frame] = [
         Frame(header: FrameHeader(type: .hello), body: ByteBuffer(bytes: [1, 2, 3])),
-        .request(id: 1, method: 0x0102, deadlineMicroseconds: 5_000, idempotent: true, body: ByteBuffer(string: "hello")),
+        .request(
+            id: 1,
+            method: 0x0102,
+            deadlineMicroseconds: 5_000,
+            idempotent: true,
+            body: ByteBuffer(string: "hello")
+        ),
         .request(id: 2, method: 0x0102, body: ByteBuffer()),
         .cancel(id: 1),
         .ping(id: 9),
@@ -80,7 +86,9 @@ struct FrameDecoderTests {
 
     @Test("a wrong preface is refused, even before 8 bytes are in")
     func wrongPreface() {
-        #expect(throws: WireError.badPreface) { try Self.decodeAll(Array("GET / HTTP/1.1\r\n".utf8), expectsPreface: true) }
+        #expect(throws: WireError.badPreface) {
+            try Self.decodeAll(Array("GET / HTTP/1.1\r\n".utf8), expectsPreface: true)
+        }
         #expect(throws: WireError.badPreface) { try Self.decodeAll([0x46, 0x4F, 0x58], expectsPreface: true) }
     }
 
@@ -105,7 +113,9 @@ struct FrameDecoderTests {
     @Test("before the handshake a frame may be at most 4 KiB; after it, the negotiated limit applies")
     func handshakeLimit() throws {
         let big = Frame(header: FrameHeader(type: .hello), body: ByteBuffer(repeating: 0, count: 4096))
-        #expect(throws: WireError.frameTooLarge) { try Self.decodeAll(Array(Self.encoded([big], preface: false).readableBytesView)) }
+        #expect(throws: WireError.frameTooLarge) {
+            try Self.decodeAll(Array(Self.encoded([big], preface: false).readableBytesView))
+        }
         let small = Frame(header: FrameHeader(type: .hello), body: ByteBuffer(repeating: 0, count: 10))
         let request = Frame.request(id: 1, method: 1, body: ByteBuffer(repeating: 0, count: 8000))
         let frames = try Self.decodeAll(Array(Self.encoded([small, request], preface: false).readableBytesView))

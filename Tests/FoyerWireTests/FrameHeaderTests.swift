@@ -11,14 +11,16 @@ struct FrameHeaderTests {
         header.encode(bodyLength: 3, into: &buffer)
         #expect(FrameHeader.byteCount == 16)
         #expect(buffer.readableBytes == FrameHeader.byteCount)
-        #expect(Array(buffer.readableBytesView) == [
-            0, 0, 0, 15,  // len = 12 + 3
-            0x01,  // type REQUEST
-            0x08,  // flags IDEMPOTENT (bit 3)
-            0x01, 0x02,  // code
-            0x03, 0x04, 0x05, 0x06,  // id
-            0x07, 0x08, 0x09, 0x0A,  // aux
-        ])
+        #expect(
+            Array(buffer.readableBytesView) == [
+                0, 0, 0, 15,  // len = 12 + 3
+                0x01,  // type REQUEST
+                0x08,  // flags IDEMPOTENT (bit 3)
+                0x01, 0x02,  // code
+                0x03, 0x04, 0x05, 0x06,  // id
+                0x07, 0x08, 0x09, 0x0A,  // aux
+            ]
+        )
     }
 
     @Test("frame type values match the protocol and nothing else is a type")

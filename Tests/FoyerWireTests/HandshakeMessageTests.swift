@@ -13,7 +13,14 @@ struct HandshakeMessageTests {
     @Test("HELLO round-trips with and without a proof")
     func helloRoundTrip() throws {
         for proof in [nil, Self.proof] {
-            let hello = Hello(frameLengthMax: 1 << 20, maxInFlight: 64, compression: .lz4, peerName: "gateway", service: "identity", proof: proof)
+            let hello = Hello(
+                frameLengthMax: 1 << 20,
+                maxInFlight: 64,
+                compression: .lz4,
+                peerName: "gateway",
+                service: "identity",
+                proof: proof
+            )
             #expect(try Hello(decoding: hello.encoded()) == hello)
         }
     }
@@ -23,14 +30,29 @@ struct HandshakeMessageTests {
         var serverProof = Self.proof
         serverProof.timestampMilliseconds = 0
         for proof in [nil, serverProof] {
-            let ack = HelloAck(frameLengthMax: 1 << 20, maxInFlight: 64, compression: [], compressionThreshold: 512, idleTimeoutMilliseconds: 300_000, serverName: "identity", proof: proof)
+            let ack = HelloAck(
+                frameLengthMax: 1 << 20,
+                maxInFlight: 64,
+                compression: [],
+                compressionThreshold: 512,
+                idleTimeoutMilliseconds: 300_000,
+                serverName: "identity",
+                proof: proof
+            )
             #expect(try HelloAck(decoding: ack.encoded()) == ack)
         }
     }
 
     @Test("every truncation of a HELLO is refused, never a crash")
     func helloTruncations() {
-        let body = Hello(frameLengthMax: 1 << 20, maxInFlight: 64, compression: .lz4, peerName: "p", service: "s", proof: Self.proof).encoded()
+        let body = Hello(
+            frameLengthMax: 1 << 20,
+            maxInFlight: 64,
+            compression: .lz4,
+            peerName: "p",
+            service: "s",
+            proof: Self.proof
+        ).encoded()
         for length in 0..<body.readableBytes {
             #expect(throws: WireError.self) { try Hello(decoding: body.getSlice(at: 0, length: length)!) }
         }
@@ -47,7 +69,14 @@ struct HandshakeMessageTests {
 
         var shortNonce = Self.proof
         shortNonce.nonce = [1, 2, 3]
-        let withShortNonce = Hello(frameLengthMax: 1 << 20, maxInFlight: 1, compression: [], peerName: "", service: "", proof: shortNonce)
+        let withShortNonce = Hello(
+            frameLengthMax: 1 << 20,
+            maxInFlight: 1,
+            compression: [],
+            peerName: "",
+            service: "",
+            proof: shortNonce
+        )
         #expect(throws: WireError.invalidValue) { try Hello(decoding: withShortNonce.encoded()) }
 
         let zeroInFlight = Hello(frameLengthMax: 1 << 20, maxInFlight: 0, compression: [], peerName: "", service: "")
@@ -59,7 +88,14 @@ struct HandshakeMessageTests {
 
     @Test("HELLO_ACK may choose one compression algorithm at most")
     func ackChoosesOneAlgorithm() {
-        let ack = HelloAck(frameLengthMax: 1 << 20, maxInFlight: 1, compression: CompressionAlgorithms(rawValue: 3), compressionThreshold: 0, idleTimeoutMilliseconds: 0, serverName: "")
+        let ack = HelloAck(
+            frameLengthMax: 1 << 20,
+            maxInFlight: 1,
+            compression: CompressionAlgorithms(rawValue: 3),
+            compressionThreshold: 0,
+            idleTimeoutMilliseconds: 0,
+            serverName: ""
+        )
         #expect(throws: WireError.invalidValue) { try HelloAck(decoding: ack.encoded()) }
     }
 

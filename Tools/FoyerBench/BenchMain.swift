@@ -67,9 +67,12 @@ struct BenchMain {
         fflush(nil)  // each table as soon as it is measured, also when stdout is a file
         if options.stack {
             let logger = Logger(label: "foyer.bench")
-            report.stack = try await StackBenchmark(sizes: options.smoke ? .smoke : .make(full: options.full), logger: logger).run()
+            report.stack = try await StackBenchmark(
+                sizes: options.smoke ? .smoke : .make(full: options.full),
+                logger: logger
+            ).run()
             report.printStack()
-        fflush(nil)  // each table as soon as it is measured, also when stdout is a file
+            fflush(nil)  // each table as soon as it is measured, also when stdout is a file
         }
 
         if let path = options.jsonPath {

@@ -1,5 +1,5 @@
-import FoyerBenchKit
 import Foundation
+import FoyerBenchKit
 
 /// Everything one `foyer-bench` run measured, printable as tables and writable as JSON.
 struct BenchReport: Codable {
@@ -18,15 +18,27 @@ struct BenchReport: Codable {
     func printLZ4() {
         print("LZ4: the wire codec (BodyCompression) against liblz4 called directly, MB/s")
         let widths = [8, 10, 12, 12, 7, 12, 12, 7]
-        print(BenchTable.row(["bytes", "→ bytes", "codec comp", "liblz4 comp", "ratio", "codec dec", "liblz4 dec", "ratio"], widths: widths))
+        print(
+            BenchTable.row(
+                ["bytes", "→ bytes", "codec comp", "liblz4 comp", "ratio", "codec dec", "liblz4 dec", "ratio"],
+                widths: widths
+            )
+        )
         for entry in lz4 {
-            print(BenchTable.row([
-                "\(entry.payloadBytes)", "\(entry.compressedBytes)",
-                String(format: "%.0f", entry.codecCompressMBps), String(format: "%.0f", entry.liblz4CompressMBps),
-                String(format: "%.2f", entry.codecCompressMBps / entry.liblz4CompressMBps),
-                String(format: "%.0f", entry.codecDecompressMBps), String(format: "%.0f", entry.liblz4DecompressMBps),
-                String(format: "%.2f", entry.codecDecompressMBps / entry.liblz4DecompressMBps),
-            ], widths: widths))
+            print(
+                BenchTable.row(
+                    [
+                        "\(entry.payloadBytes)", "\(entry.compressedBytes)",
+                        String(format: "%.0f", entry.codecCompressMBps),
+                        String(format: "%.0f", entry.liblz4CompressMBps),
+                        String(format: "%.2f", entry.codecCompressMBps / entry.liblz4CompressMBps),
+                        String(format: "%.0f", entry.codecDecompressMBps),
+                        String(format: "%.0f", entry.liblz4DecompressMBps),
+                        String(format: "%.2f", entry.codecDecompressMBps / entry.liblz4DecompressMBps),
+                    ],
+                    widths: widths
+                )
+            )
         }
     }
 
@@ -35,49 +47,90 @@ struct BenchReport: Codable {
         let widths = [26, 10, 10, 7]
         print(BenchTable.row(["message", "plain", "LZ4", "saved"], widths: widths))
         for entry in messageMix {
-            print(BenchTable.row([
-                entry.message, "\(entry.plainBytes)", "\(entry.compressedBytes)", String(format: "%.0f%%", entry.saved * 100),
-            ], widths: widths))
+            print(
+                BenchTable.row(
+                    [
+                        entry.message, "\(entry.plainBytes)", "\(entry.compressedBytes)",
+                        String(format: "%.0f%%", entry.saved * 100),
+                    ],
+                    widths: widths
+                )
+            )
         }
         let plain = messageMix.map(\.plainBytes).reduce(0, +)
         let compressed = messageMix.map(\.compressedBytes).reduce(0, +)
-        print(BenchTable.row(["the mix, one of each", "\(plain)", "\(compressed)", String(format: "%.0f%%", (1 - Double(compressed) / Double(max(plain, 1))) * 100)], widths: widths))
+        print(
+            BenchTable.row(
+                [
+                    "the mix, one of each", "\(plain)", "\(compressed)",
+                    String(format: "%.0f%%", (1 - Double(compressed) / Double(max(plain, 1))) * 100),
+                ],
+                widths: widths
+            )
+        )
     }
 
     func printStack() {
         guard let stack else { return }
-        print("\nEnd to end: the five executables built beside foyer-bench, on loopback, SQLite, \(stack.sizes.concurrency) calls in flight")
+        print(
+            "\nEnd to end: the five executables built beside foyer-bench, on loopback, SQLite, \(stack.sizes.concurrency) calls in flight"
+        )
         let widths = [22, 12, 9, 8, 10, 9, 9]
         print(BenchTable.row(["operation", "via", "ok", "failed", "per s", "p50 ms", "p99 ms"], widths: widths))
         for entry in stack.throughput {
-            print(BenchTable.row([
-                entry.name, entry.path, "\(entry.succeeded)", "\(entry.failed)", String(format: "%.0f", entry.perSecond),
-                entry.p50Milliseconds.map { String(format: "%.2f", $0) } ?? "-",
-                entry.p99Milliseconds.map { String(format: "%.2f", $0) } ?? "-",
-            ], widths: widths))
+            print(
+                BenchTable.row(
+                    [
+                        entry.name, entry.path, "\(entry.succeeded)", "\(entry.failed)",
+                        String(format: "%.0f", entry.perSecond),
+                        entry.p50Milliseconds.map { String(format: "%.2f", $0) } ?? "-",
+                        entry.p99Milliseconds.map { String(format: "%.2f", $0) } ?? "-",
+                    ],
+                    widths: widths
+                )
+            )
         }
         if let gateway = stack.throughput.first(where: { $0.name == "guest sign-in" && $0.path == "gateway" }),
             let identity = stack.throughput.first(where: { $0.name == "guest sign-in" && $0.path == "identity" })
         {
-            print(String(format: "guest sign-ins through the gateway run at %.2f× identity's own rate", gateway.perSecond / identity.perSecond))
+            print(
+                String(
+                    format: "guest sign-ins through the gateway run at %.2f× identity's own rate",
+                    gateway.perSecond / identity.perSecond
+                )
+            )
         }
         print("")
         let operationWidths = [22, 10, 10, 24, 10]
         print(BenchTable.row(["operation", "documents", "ms", "beside", "ms"], widths: operationWidths))
         for entry in stack.operations {
-            print(BenchTable.row([
-                entry.name, "\(entry.documents)", String(format: "%.0f", entry.milliseconds), entry.comparison ?? "-",
-                entry.comparisonMilliseconds.map { String(format: "%.0f", $0) } ?? "-",
-            ], widths: operationWidths))
+            print(
+                BenchTable.row(
+                    [
+                        entry.name, "\(entry.documents)", String(format: "%.0f", entry.milliseconds),
+                        entry.comparison ?? "-",
+                        entry.comparisonMilliseconds.map { String(format: "%.0f", $0) } ?? "-",
+                    ],
+                    widths: operationWidths
+                )
+            )
         }
         print("")
         let cleanupWidths = [22, 14, 10, 8, 10]
-        print(BenchTable.row(["expired guests", "seeding (s)", "sweep (s)", "sweeps", "guests/s"], widths: cleanupWidths))
+        print(
+            BenchTable.row(["expired guests", "seeding (s)", "sweep (s)", "sweeps", "guests/s"], widths: cleanupWidths)
+        )
         for entry in stack.cleanup {
-            print(BenchTable.row([
-                "\(entry.guests)", String(format: "%.1f", entry.seedSeconds), String(format: "%.1f", entry.sweepSeconds),
-                "\(entry.sweeps)", String(format: "%.0f", entry.guestsPerSecond),
-            ], widths: cleanupWidths))
+            print(
+                BenchTable.row(
+                    [
+                        "\(entry.guests)", String(format: "%.1f", entry.seedSeconds),
+                        String(format: "%.1f", entry.sweepSeconds),
+                        "\(entry.sweeps)", String(format: "%.0f", entry.guestsPerSecond),
+                    ],
+                    widths: cleanupWidths
+                )
+            )
         }
         print("")
         print(BenchTable.row(["service", "peak RSS MiB"], widths: [22, 14]))
@@ -105,8 +158,10 @@ struct MachineDescription: Codable {
     static func current() -> MachineDescription {
         let info = ProcessInfo.processInfo
         let cpuInfo = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
-        let model = cpuInfo.split(separator: "\n").first { $0.hasPrefix("model name") }
-            .map { $0.split(separator: ":", maxSplits: 1).last.map { $0.trimmingCharacters(in: .whitespaces) } ?? "" } ?? "unknown CPU"
+        let model =
+            cpuInfo.split(separator: "\n").first { $0.hasPrefix("model name") }
+            .map { $0.split(separator: ":", maxSplits: 1).last.map { $0.trimmingCharacters(in: .whitespaces) } ?? "" }
+            ?? "unknown CPU"
         let formatter = ISO8601DateFormatter()
         return MachineDescription(
             date: formatter.string(from: Date()),

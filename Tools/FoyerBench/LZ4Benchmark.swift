@@ -21,7 +21,8 @@ struct LZ4Benchmark {
         var text = ""
         var index = 0
         while text.utf8.count < byteCount {
-            text += #"{"id":"doc-\#(index)","title":"Shopping list \#(index % 7)","items":["milk","eggs","bread"],"updated":\#(1_700_000_000 + index * 37)}"#
+            text +=
+                #"{"id":"doc-\#(index)","title":"Shopping list \#(index % 7)","items":["milk","eggs","bread"],"updated":\#(1_700_000_000 + index * 37)}"#
             index += 1
         }
         return ByteBuffer(bytes: Array(text.utf8.prefix(byteCount)))

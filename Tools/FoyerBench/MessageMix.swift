@@ -22,7 +22,9 @@ enum MessageMix {
             var plain = allocator.buffer(capacity: body.readableBytes + FrameHeader.byteCount)
             frame.encode(into: &plain)
             var compressed = allocator.buffer(capacity: body.readableBytes + FrameHeader.byteCount)
-            frame.compressed(threshold: BodyCompression.defaultThreshold, allocator: allocator).encode(into: &compressed)
+            frame.compressed(threshold: BodyCompression.defaultThreshold, allocator: allocator).encode(
+                into: &compressed
+            )
             return Row(message: name, plainBytes: plain.readableBytes, compressedBytes: compressed.readableBytes)
         }
     }
@@ -57,7 +59,13 @@ enum MessageMix {
         let binary = ByteBuffer(bytes: SecureRandom.bytes(count: 65_536))
         let document = { (value: ByteBuffer) in
             GetDocumentResponse(
-                document: StoredDocument(collection: "notes", key: "k", value: value, version: 3, updatedAtMicroseconds: 1_790_000_000_000_000)
+                document: StoredDocument(
+                    collection: "notes",
+                    key: "k",
+                    value: value,
+                    version: 3,
+                    updatedAtMicroseconds: 1_790_000_000_000_000
+                )
             )
         }
         return [

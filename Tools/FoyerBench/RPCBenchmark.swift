@@ -29,7 +29,13 @@ struct RPCBenchmark {
         return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await server.run() }
             let port = try await server.boundAddress().port!
-            var configuration = RPCClientConfiguration(host: "127.0.0.1", port: port, serviceName: "bench", peerName: "bench", clusterSecret: secret)
+            var configuration = RPCClientConfiguration(
+                host: "127.0.0.1",
+                port: port,
+                serviceName: "bench",
+                peerName: "bench",
+                clusterSecret: secret
+            )
             configuration.connectionsMax = 1
             configuration.maxInFlightPerConnection = 512
             let client = RPCClient(configuration: configuration, logger: logger)
@@ -40,7 +46,15 @@ struct RPCBenchmark {
                 let latencies = try await RPCLoad.drive(inFlight: level, seconds: seconds) {
                     _ = try await client.call(BuiltinMethods.echo, body)
                 }
-                rows.append(RPCRow(system: "foyer", inFlight: level, seconds: seconds, latencies: latencies, bytesOnWirePerCall: 2 * (FrameHeader.byteCount + RPCLoad.payloadByteCount)))
+                rows.append(
+                    RPCRow(
+                        system: "foyer",
+                        inFlight: level,
+                        seconds: seconds,
+                        latencies: latencies,
+                        bytesOnWirePerCall: 2 * (FrameHeader.byteCount + RPCLoad.payloadByteCount)
+                    )
+                )
             }
             await client.shutdown()
             group.cancelAll()
@@ -52,8 +66,21 @@ struct RPCBenchmark {
         let server = try await RawEchoServer.start()
         var rows: [RPCRow] = []
         for level in RPCLoad.inFlightLevels {
-            let latencies = try await RawEchoClient.measure(port: server.port, inFlight: level, payloadByteCount: RPCLoad.payloadByteCount, seconds: seconds)
-            rows.append(RPCRow(system: "raw-nio-echo", inFlight: level, seconds: seconds, latencies: latencies, bytesOnWirePerCall: 2 * (4 + RPCLoad.payloadByteCount)))
+            let latencies = try await RawEchoClient.measure(
+                port: server.port,
+                inFlight: level,
+                payloadByteCount: RPCLoad.payloadByteCount,
+                seconds: seconds
+            )
+            rows.append(
+                RPCRow(
+                    system: "raw-nio-echo",
+                    inFlight: level,
+                    seconds: seconds,
+                    latencies: latencies,
+                    bytesOnWirePerCall: 2 * (4 + RPCLoad.payloadByteCount)
+                )
+            )
         }
         try await server.stop()
         return rows

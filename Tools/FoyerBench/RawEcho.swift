@@ -55,7 +55,12 @@ final class EchoHandler: ChannelInboundHandler {
 
 /// Keeps `inFlight` messages outstanding on one connection for `seconds`, recording each round trip.
 enum RawEchoClient {
-    static func measure(port: Int, inFlight: Int, payloadByteCount: Int, seconds: Double) async throws -> LatencyRecorder {
+    static func measure(
+        port: Int,
+        inFlight: Int,
+        payloadByteCount: Int,
+        seconds: Double
+    ) async throws -> LatencyRecorder {
         let eventLoop = MultiThreadedEventLoopGroup.singleton.next()
         let done = eventLoop.makePromise(of: LatencyRecorder.self)
         let end = NIODeadline.now() + .nanoseconds(Int64(seconds * 1e9))
@@ -65,7 +70,12 @@ enum RawEchoClient {
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandlers([
                         ByteToMessageHandler(LengthPrefixedDecoder()),
-                        PipelinedClientHandler(inFlight: inFlight, payloadByteCount: payloadByteCount, end: end, done: done),
+                        PipelinedClientHandler(
+                            inFlight: inFlight,
+                            payloadByteCount: payloadByteCount,
+                            end: end,
+                            done: done
+                        ),
                     ])
                 }
             }

@@ -27,7 +27,13 @@ struct StackBenchmark {
         let secret = ClusterSecret.generate()
         let stack = try await StackProcesses.start(try configuration(directory: directory, secret: secret))
         do {
-            let report = try await StackRun(stack: stack, dataDirectory: directory, secret: secret, sizes: sizes, logger: logger).measure()
+            let report = try await StackRun(
+                stack: stack,
+                dataDirectory: directory,
+                secret: secret,
+                sizes: sizes,
+                logger: logger
+            ).measure()
             try await stack.terminate()
             return report
         } catch {
@@ -43,7 +49,10 @@ struct StackBenchmark {
     /// the bench spread sign-up sources (`--load-test-sources`), and cleanup's TTL is one second with sweeps only
     /// when the bench asks (so it can time them), large pages and 16 deletions at once.
     private func configuration(directory: URL, secret: ClusterSecret) throws -> StackConfiguration {
-        var configuration = StackConfiguration(binDirectory: try StackProcesses.locateExecutables(), dataDirectory: directory)
+        var configuration = StackConfiguration(
+            binDirectory: try StackProcesses.locateExecutables(),
+            dataDirectory: directory
+        )
         let plans = directory.appendingPathComponent("plans.json")
         try Data(
             """
@@ -158,7 +167,10 @@ private final class StackRun: Sendable {
         let identity = rpcClient(service: "identity", port: port(.identity), secret: secret)
         defer { Task { await identity.shutdown() } }
         let direct = try await Drive.run(count: sizes.signIns, concurrency: sizes.concurrency) { _ in
-            _ = try await identity.call(IdentityMethods.createGuest, CreateGuestRequest(idempotencyKey: OperationID.make()))
+            _ = try await identity.call(
+                IdentityMethods.createGuest,
+                CreateGuestRequest(idempotencyKey: OperationID.make())
+            )
         }
         return [
             ThroughputRow(name: "guest sign-in", path: "gateway", concurrency: sizes.concurrency, drive: viaGateway),
@@ -183,8 +195,22 @@ private final class StackRun: Sendable {
             logger: logger
         )
         return [
-            ThroughputRow(name: "quota consume", path: "guest-quota", concurrency: sizes.concurrency, succeeded: consumes.succeeded, failed: consumes.failed, elapsed: consumes.elapsed),
-            ThroughputRow(name: "document put (256 B)", path: "user-data", concurrency: sizes.concurrency, succeeded: puts.succeeded, failed: puts.failed, elapsed: puts.elapsed),
+            ThroughputRow(
+                name: "quota consume",
+                path: "guest-quota",
+                concurrency: sizes.concurrency,
+                succeeded: consumes.succeeded,
+                failed: consumes.failed,
+                elapsed: consumes.elapsed
+            ),
+            ThroughputRow(
+                name: "document put (256 B)",
+                path: "user-data",
+                concurrency: sizes.concurrency,
+                succeeded: puts.succeeded,
+                failed: puts.failed,
+                elapsed: puts.elapsed
+            ),
         ]
     }
 
@@ -230,7 +256,10 @@ private final class StackRun: Sendable {
     private func deleteEverything() async throws -> OperationRow {
         let member = try await signedInClient()
         defer { Task { await member.shutdown() } }
-        try await member.link(email: "bench-\(UUID().uuidString.prefix(8).lowercased())@example.com", password: "correct horse battery staple \(UUID().uuidString)")
+        try await member.link(
+            email: "bench-\(UUID().uuidString.prefix(8).lowercased())@example.com",
+            password: "correct horse battery staple \(UUID().uuidString)"
+        )
         try await fill(member, documents: sizes.deleteDocuments)
         let clock = ContinuousClock()
         let start = clock.now
@@ -239,13 +268,23 @@ private final class StackRun: Sendable {
         guard deleted == UInt64(sizes.deleteDocuments) else {
             throw BenchFailure("delete-everything: expected \(sizes.deleteDocuments) documents deleted, got \(deleted)")
         }
-        return OperationRow(name: "delete-everything", documents: sizes.deleteDocuments, milliseconds: elapsed.milliseconds)
+        return OperationRow(
+            name: "delete-everything",
+            documents: sizes.deleteDocuments,
+            milliseconds: elapsed.milliseconds
+        )
     }
 
     /// Seeds `guests` idle guests (as a gateway sign-in leaves them, last active before the one-second TTL), then
     /// times cleanup's sweeps until all are deleted with everything they own in every service.
     private func cleanup(guests: Int) async throws -> CleanupRow {
-        let cleanup = FoyerCleanupClient(host: "127.0.0.1", port: port(.cleanup), secret: secret, callTimeout: .seconds(900), logger: logger)
+        let cleanup = FoyerCleanupClient(
+            host: "127.0.0.1",
+            port: port(.cleanup),
+            secret: secret,
+            callTimeout: .seconds(900),
+            logger: logger
+        )
         defer { Task { await cleanup.shutdown() } }
         // Guests of earlier rows expire too: clear them first, untimed.
         try await Task.sleep(for: .milliseconds(1100))
@@ -282,7 +321,11 @@ private final class StackRun: Sendable {
         let identity = try await open(.identity)
         let uids: [String]
         do {
-            uids = try await IdentityBenchmark.seedGuests(into: identity, count: count, lastActivity: Date().addingTimeInterval(-2))
+            uids = try await IdentityBenchmark.seedGuests(
+                into: identity,
+                count: count,
+                lastActivity: Date().addingTimeInterval(-2)
+            )
             try await identity.close()
         } catch {
             try? await identity.close()

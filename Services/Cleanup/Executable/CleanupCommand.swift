@@ -43,7 +43,10 @@ struct CleanupCommand: AsyncParsableCommand {
     var batchSize: Int?
     @Option(help: "Pages per sweep and kind of work. (env: FOYER_CLEANUP_PAGES_PER_SWEEP; default: 10)")
     var pagesPerSweep: Int?
-    @Option(help: "Batches each page of expired guests is split into, deleted at once, 1–64. (env: FOYER_CLEANUP_DELETION_CONCURRENCY; default: 8)")
+    @Option(
+        help:
+            "Batches each page of expired guests is split into, deleted at once, 1–64. (env: FOYER_CLEANUP_DELETION_CONCURRENCY; default: 8)"
+    )
     var deletionConcurrency: Int?
     @Option(help: "Days deletion records are kept. (env: FOYER_CLEANUP_RETENTION_DAYS; default: 400)")
     var retentionDays: Int?
@@ -85,7 +88,9 @@ struct CleanupCommand: AsyncParsableCommand {
         configuration.now = startup.now
         let day: Int64 = 86_400
         if let days = try number(ttlDays, "FOYER_CLEANUP_TTL_DAYS") { configuration.guestTTL = .seconds(days * day) }
-        if let seconds = try number(ttlSeconds, "FOYER_CLEANUP_TTL_SECONDS") { configuration.guestTTL = .seconds(seconds) }
+        if let seconds = try number(ttlSeconds, "FOYER_CLEANUP_TTL_SECONDS") {
+            configuration.guestTTL = .seconds(seconds)
+        }
         if let seconds = try number(intervalSeconds, "FOYER_CLEANUP_INTERVAL_SECONDS") {
             configuration.sweepInterval = .seconds(seconds)
         }

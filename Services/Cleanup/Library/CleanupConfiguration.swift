@@ -88,7 +88,10 @@ public struct CleanupConfiguration: Sendable {
         try require(recoveryGrace >= .zero, "the recovery grace must not be negative")
         try require((1...1000).contains(batchSize), "the batch size must be 1–1000, not \(batchSize)")
         try require((1...10_000).contains(pagesPerSweep), "pages per sweep must be 1–10000, not \(pagesPerSweep)")
-        try require((1...64).contains(deletionConcurrency), "the deletion concurrency must be 1–64, not \(deletionConcurrency)")
+        try require(
+            (1...64).contains(deletionConcurrency),
+            "the deletion concurrency must be 1–64, not \(deletionConcurrency)"
+        )
         try require(recordRetention > .zero, "the record retention must be positive")
         try require(claimLifetime > .zero, "the claim lifetime must be positive")
         try require(dryRunCountMax >= 1, "the dry-run count cap must be at least 1")

@@ -22,7 +22,9 @@ struct StoreDeletionRecorder: DeletionRecorder {
 
     func recordDeletions(_ users: [UserOperation], reason: DeletionReason, options: CallOptions) async throws {
         try await store.recordDeletions(
-            users.map { (subject: pseudonyms.subject(uid: $0.uid), operationKey: pseudonyms.operationKey($0.operationID)) },
+            users.map {
+                (subject: pseudonyms.subject(uid: $0.uid), operationKey: pseudonyms.operationKey($0.operationID))
+            },
             reason: reason,
             at: now()
         )

@@ -63,7 +63,9 @@ extension Sweeper {
             case .success(let documents):
                 logger.debug(
                     "expired guest deleted",
-                    metadata: ["user.uid": "\(user.uid)", "operation.id": "\(user.operationID)", "documents": "\(documents)"]
+                    metadata: [
+                        "user.uid": "\(user.uid)", "operation.id": "\(user.operationID)", "documents": "\(documents)",
+                    ]
                 )
                 return .finished
             case .failure(let error) where Self.leftAlone.contains(error.status):

@@ -9,7 +9,8 @@ struct GatewayCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "gateway",
         abstract: "Foyer's client-facing API: sessions, link-or-merge, delete-everything, quota-gated documents.",
-        discussion: "Clients connect without the cluster secret and present access tokens per call; the gateway calls the internal services with the secret. Every option can also be set by the environment variable named in its help."
+        discussion:
+            "Clients connect without the cluster secret and present access tokens per call; the gateway calls the internal services with the secret. Every option can also be set by the environment variable named in its help."
     )
 
     @OptionGroup var common: ServiceOptions
@@ -48,24 +49,45 @@ struct GatewayCommand: AsyncParsableCommand {
         let startup = try ServiceStartup(service: "gateway", defaultPort: 7400, options: common)
         if common.checkHealth {
             // The gateway's client port asks no cluster-secret proof.
-            let healthy = await ServiceRunner.checkHealth(host: startup.host, port: startup.port, service: "gateway", secret: nil, logger: startup.logger)
+            let healthy = await ServiceRunner.checkHealth(
+                host: startup.host,
+                port: startup.port,
+                service: "gateway",
+                secret: nil,
+                logger: startup.logger
+            )
             throw ExitCode(healthy ? 0 : 1)
         }
         func address(_ flag: String?, _ variable: String, _ fallback: String) -> String {
             flag ?? ServiceOptions.environment(variable) ?? fallback
         }
         var configuration = GatewayConfiguration(
-            identity: try startup.clientConfiguration(service: "identity", address: address(identity, "FOYER_IDENTITY_ADDRESS", "127.0.0.1:7401")),
-            guestQuota: try startup.clientConfiguration(service: "guest-quota", address: address(guestQuota, "FOYER_GUEST_QUOTA_ADDRESS", "127.0.0.1:7402")),
-            userData: try startup.clientConfiguration(service: "user-data", address: address(userData, "FOYER_USER_DATA_ADDRESS", "127.0.0.1:7403")),
-            cleanup: try startup.clientConfiguration(service: "cleanup", address: address(cleanup, "FOYER_CLEANUP_ADDRESS", "127.0.0.1:7404"))
+            identity: try startup.clientConfiguration(
+                service: "identity",
+                address: address(identity, "FOYER_IDENTITY_ADDRESS", "127.0.0.1:7401")
+            ),
+            guestQuota: try startup.clientConfiguration(
+                service: "guest-quota",
+                address: address(guestQuota, "FOYER_GUEST_QUOTA_ADDRESS", "127.0.0.1:7402")
+            ),
+            userData: try startup.clientConfiguration(
+                service: "user-data",
+                address: address(userData, "FOYER_USER_DATA_ADDRESS", "127.0.0.1:7403")
+            ),
+            cleanup: try startup.clientConfiguration(
+                service: "cleanup",
+                address: address(cleanup, "FOYER_CLEANUP_ADDRESS", "127.0.0.1:7404")
+            )
         )
         configuration.now = startup.now
         configuration.issuer = issuer ?? ServiceOptions.environment("FOYER_ISSUER") ?? configuration.issuer
         configuration.audience = audience ?? ServiceOptions.environment("FOYER_AUDIENCE") ?? configuration.audience
-        configuration.trustClientSourceForLoadTests = loadTestSources || ServiceOptions.environment("FOYER_LOAD_TEST_SOURCES") == "1"
+        configuration.trustClientSourceForLoadTests =
+            loadTestSources || ServiceOptions.environment("FOYER_LOAD_TEST_SOURCES") == "1"
         if configuration.trustClientSourceForLoadTests {
-            startup.logger.warning("LOAD-TEST MODE: guest sign-ins may choose the source address admission counts; never use in production")
+            startup.logger.warning(
+                "LOAD-TEST MODE: guest sign-ins may choose the source address admission counts; never use in production"
+            )
         }
         var server = startup.serverConfiguration()
         server.clusterSecret = nil

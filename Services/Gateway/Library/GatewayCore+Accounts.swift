@@ -10,8 +10,16 @@ extension GatewayCore {
         router.register(GatewayMethods.me) { request, context in
             let caller = try await self.authenticate(request.accessToken, context: context)
             let options = CallOptions(deadline: context.deadline)
-            async let user = self.identity.call(IdentityMethods.getUser, IdentityUserRequest(uid: caller.uid), options: options)
-            async let usage = self.guestQuota.call(GuestQuotaMethods.usage, QuotaUsageRequest(uid: caller.uid), options: options)
+            async let user = self.identity.call(
+                IdentityMethods.getUser,
+                IdentityUserRequest(uid: caller.uid),
+                options: options
+            )
+            async let usage = self.guestQuota.call(
+                GuestQuotaMethods.usage,
+                QuotaUsageRequest(uid: caller.uid),
+                options: options
+            )
             return MeResponse(user: try await user, usage: try await usage)
         }
         router.register(GatewayMethods.quota) { request, context in
@@ -29,7 +37,12 @@ extension GatewayCore {
             try await self.resolveConflict(request, context: context)
         }
         router.register(GatewayMethods.deleteAccount) { request, context in
-            try await self.remembering(request.operationID, token: request.accessToken, fingerprint: ByteBuffer(string: "delete"), context: context) {
+            try await self.remembering(
+                request.operationID,
+                token: request.accessToken,
+                fingerprint: ByteBuffer(string: "delete"),
+                context: context
+            ) {
                 let (caller, finished) = try await self.authenticateDeletion(
                     request.accessToken,
                     operationID: request.operationID,
@@ -46,7 +59,12 @@ extension GatewayCore {
             }
         }
         router.register(GatewayMethods.signOut) { request, context in
-            try await self.remembering(request.operationID, token: request.accessToken, fingerprint: ByteBuffer(string: "sign-out"), context: context) {
+            try await self.remembering(
+                request.operationID,
+                token: request.accessToken,
+                fingerprint: ByteBuffer(string: "sign-out"),
+                context: context
+            ) {
                 try await self.signOut(request, context: context)
             }
         }
@@ -54,7 +72,11 @@ extension GatewayCore {
 
     /// A guest's sign-out deletes it with everything (it could never sign in again); a member's revokes the session.
     func signOut(_ request: OperationRequest, context: RPCContext) async throws -> SignOutResponse {
-        let (caller, finished) = try await authenticateDeletion(request.accessToken, operationID: request.operationID, context: context)
+        let (caller, finished) = try await authenticateDeletion(
+            request.accessToken,
+            operationID: request.operationID,
+            context: context
+        )
         if finished { return SignOutResponse(accountDeleted: true) }
         let options = CallOptions(deadline: context.deadline)
         if caller.isAnonymous {
@@ -84,7 +106,12 @@ extension GatewayCore {
         request.credential.encode(into: &credential)
         var fingerprint = ByteBuffer(bytes: SHA256.hash(credential.readableBytesView))
         fingerprint.writeMultipleIntegers(request.onConflict.rawValue, request.mergePolicy.rawValue)
-        return try await remembering(request.operationID, token: request.accessToken, fingerprint: fingerprint, context: context) {
+        return try await remembering(
+            request.operationID,
+            token: request.accessToken,
+            fingerprint: fingerprint,
+            context: context
+        ) {
             let caller: Caller
             switch try await self.authenticateResolution(
                 request.accessToken,
@@ -117,7 +144,9 @@ extension GatewayCore {
             }
             guard session.uid == caller.uid else {
                 // A sign-in email link signs in to its own account; it cannot be linked to another one.
-                throw RPCError.invalidArgument("this credential signs in to another account and cannot be linked; use signIn")
+                throw RPCError.invalidArgument(
+                    "this credential signs in to another account and cannot be linked; use signIn"
+                )
             }
             if caller.isAnonymous {
                 _ = try await self.guestQuota.call(
@@ -134,7 +163,12 @@ extension GatewayCore {
     func resolveConflict(_ request: ResolveConflictRequest, context: RPCContext) async throws -> LinkResult {
         var fingerprint = ByteBuffer(string: request.ticket)
         fingerprint.writeMultipleIntegers(request.choice.rawValue, request.mergePolicy.rawValue)
-        return try await remembering(request.operationID, token: request.accessToken, fingerprint: fingerprint, context: context) {
+        return try await remembering(
+            request.operationID,
+            token: request.accessToken,
+            fingerprint: fingerprint,
+            context: context
+        ) {
             let caller: Caller
             switch try await self.authenticateResolution(
                 request.accessToken,
@@ -171,7 +205,10 @@ extension GatewayCore {
         options: CallOptions
     ) async throws -> LinkResult {
         guard guest.isAnonymous else {
-            throw RPCError(GatewayStatus.wrongAccountKind, "only a guest can be merged into or discarded for another account")
+            throw RPCError(
+                GatewayStatus.wrongAccountKind,
+                "only a guest can be merged into or discarded for another account"
+            )
         }
         let operationID = scopedOperation(operationID, uid: guest.uid)
         let session = try await identity.call(
@@ -193,7 +230,12 @@ extension GatewayCore {
             )
             return LinkResult(outcome: .merged, session: session, mergeReport: report)
         case .discard:
-            _ = try await operations.deleteEverything(uid: guest.uid, operationID: operationID, reason: .merge, options: options)
+            _ = try await operations.deleteEverything(
+                uid: guest.uid,
+                operationID: operationID,
+                reason: .merge,
+                options: options
+            )
             return LinkResult(outcome: .discarded, session: session)
         case .fail:
             throw RPCError.invalidArgument("a conflict can only be resolved by merge or discard")
@@ -250,14 +292,21 @@ extension GatewayCore {
         let options = CallOptions(deadline: context.deadline)
         guard
             let guest = try? await verifySignature(token),
-            let state = try? await identity.call(IdentityMethods.getUser, IdentityUserRequest(uid: guest.uid), options: options).state,
+            let state = try? await identity.call(
+                IdentityMethods.getUser,
+                IdentityUserRequest(uid: guest.uid),
+                options: options
+            ).state,
             state.operationID == scopedOperation(operationID, uid: guest.uid)
         else { return nil }
         let operationID = scopedOperation(operationID, uid: guest.uid)
         switch (state.kind, choice) {
         case (.merging, .merge):
             guard let account = state.mergeInto else { return nil }
-            context.logger.info("a retried merge continues", metadata: ["user.uid": "\(guest.uid)", "merge.into": "\(account)"])
+            context.logger.info(
+                "a retried merge continues",
+                metadata: ["user.uid": "\(guest.uid)", "merge.into": "\(account)"]
+            )
             let report = try await operations.finishMerge(
                 guest: guest.uid,
                 into: account,
@@ -272,7 +321,12 @@ extension GatewayCore {
             )
         case (.deleting, .discard):
             context.logger.info("a retried discard continues", metadata: ["user.uid": "\(guest.uid)"])
-            _ = try await operations.finishDeletion(uid: guest.uid, operationID: operationID, reason: .merge, options: options)
+            _ = try await operations.finishDeletion(
+                uid: guest.uid,
+                operationID: operationID,
+                reason: .merge,
+                options: options
+            )
             return LinkResult(
                 outcome: .discarded,
                 session: try await accountSession(credential, account: nil, finished: "discard", options: options)
@@ -307,7 +361,11 @@ extension GatewayCore {
     private func attach(_ credential: Credential, to uid: String, options: CallOptions) async throws -> SessionTokens {
         switch credential {
         case .password(let email, let password):
-            try await identity.call(IdentityMethods.linkPassword, LinkPasswordRequest(uid: uid, email: email, password: password), options: options)
+            try await identity.call(
+                IdentityMethods.linkPassword,
+                LinkPasswordRequest(uid: uid, email: email, password: password),
+                options: options
+            )
         case .emailLink(let token, let verifier):
             try await identity.call(
                 IdentityMethods.completeEmailLink,

@@ -1,6 +1,6 @@
 import Foundation
-import FoyerAccessTokens
 import FoyerAPI
+import FoyerAccessTokens
 import FoyerRPC
 import FoyerWire
 
@@ -38,7 +38,11 @@ extension GatewayCore {
     /// `deleting` under this very operation: the retry finishes the deletion it started, which was past undoing.
     /// When the user is gone and identity confirms this operation deleted it (the first attempt finished but its
     /// answer was lost, or reached another replica), the retry is answered that it is done.
-    func authenticateDeletion(_ token: String, operationID: String, context: RPCContext) async throws -> (caller: Caller, finished: Bool) {
+    func authenticateDeletion(
+        _ token: String,
+        operationID: String,
+        context: RPCContext
+    ) async throws -> (caller: Caller, finished: Bool) {
         do {
             return (try await authenticateStrictly(token, context: context), false)
         } catch let refusal as RPCError where refusal.status == IdentityStatus.tokenRevoked {
@@ -46,7 +50,11 @@ extension GatewayCore {
             let operationID = scopedOperation(operationID, uid: caller.uid)
             let options = CallOptions(deadline: context.deadline)
             do {
-                let user = try await identity.call(IdentityMethods.getUser, IdentityUserRequest(uid: caller.uid), options: options)
+                let user = try await identity.call(
+                    IdentityMethods.getUser,
+                    IdentityUserRequest(uid: caller.uid),
+                    options: options
+                )
                 guard user.state.kind == .deleting, user.state.operationID == operationID else { throw refusal }
                 context.logger.info("a retried deletion continues", metadata: ["user.uid": "\(caller.uid)"])
                 return (caller, false)
@@ -68,7 +76,11 @@ extension GatewayCore {
 
     /// Verifies an access token with identity, which also checks that the account is active, the session live
     /// and the token not older than the user's not-before. Used before anything that changes an account.
-    func authenticateStrictly(_ token: String, requirement: TokenRequirement = .any, context: RPCContext) async throws -> Caller {
+    func authenticateStrictly(
+        _ token: String,
+        requirement: TokenRequirement = .any,
+        context: RPCContext
+    ) async throws -> Caller {
         let verified = try await identity.call(
             IdentityMethods.verifyAccessToken,
             VerifyAccessTokenRequest(accessToken: token, requirement: requirement),
@@ -88,7 +100,10 @@ extension GatewayCore {
                 options: CallOptions(deadline: context.deadline)
             )
         } catch {
-            context.logger.warning("could not record activity", metadata: ["user.uid": "\(caller.uid)", "error": "\(error)"])
+            context.logger.warning(
+                "could not record activity",
+                metadata: ["user.uid": "\(caller.uid)", "error": "\(error)"]
+            )
         }
     }
 }

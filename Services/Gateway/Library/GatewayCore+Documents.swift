@@ -31,13 +31,23 @@ extension GatewayCore {
             let caller = try await self.authenticate(request.accessToken, context: context)
             return try await self.userData.call(
                 UserDataMethods.list,
-                ListDocumentsRequest(uid: caller.uid, collection: request.collection, cursor: request.cursor, pageSize: request.pageSize),
+                ListDocumentsRequest(
+                    uid: caller.uid,
+                    collection: request.collection,
+                    cursor: request.cursor,
+                    pageSize: request.pageSize
+                ),
                 options: CallOptions(deadline: context.deadline)
             )
         }
         router.register(GatewayMethods.deleteDocument) { request, context in
             let caller = try await self.authenticate(request.accessToken, context: context)
-            return try await self.delete(caller: caller, collection: request.collection, key: request.key, options: CallOptions(deadline: context.deadline))
+            return try await self.delete(
+                caller: caller,
+                collection: request.collection,
+                key: request.key,
+                options: CallOptions(deadline: context.deadline)
+            )
         }
         router.register(GatewayMethods.exportDocuments) { request, context in
             let caller = try await self.authenticate(request.accessToken, context: context)
@@ -94,7 +104,13 @@ extension GatewayCore {
             // consumed again. The keys still make the gateway's own retries of one consume count once.
             let keys = QuotaKeys(idempotencyKey: "\(idempotencyKey)#\(UUID().uuidString)")
             if current == nil {
-                try await consume(uid: caller.uid, counter: configuration.documentsCounter, amount: 1, key: keys.document, options: options)
+                try await consume(
+                    uid: caller.uid,
+                    counter: configuration.documentsCounter,
+                    amount: 1,
+                    key: keys.document,
+                    options: options
+                )
             }
             do {
                 if value.readableBytes > oldBytes {
@@ -109,7 +125,11 @@ extension GatewayCore {
                 let answer = try await userData.call(UserDataMethods.put, write, options: options)
                 if let current, value.readableBytes < oldBytes {
                     // Once per replaced version, like a delete's release.
-                    let releaseKey = "put:" + QuotaKeys.hex("\(collection)\u{0}\(key)\u{0}\(current.version)\u{0}\(current.updatedAtMicroseconds)")
+                    let releaseKey =
+                        "put:"
+                        + QuotaKeys.hex(
+                            "\(collection)\u{0}\(key)\u{0}\(current.version)\u{0}\(current.updatedAtMicroseconds)"
+                        )
                     await release(
                         uid: caller.uid,
                         counter: configuration.bytesCounter,
@@ -120,7 +140,8 @@ extension GatewayCore {
                 }
                 return answer
             } catch let error as RPCError
-                where error.status == UserDataStatus.versionMismatch && expectedVersion == nil && attempt < Self.putAttempts
+                where error.status == UserDataStatus.versionMismatch && expectedVersion == nil
+                && attempt < Self.putAttempts
             {
                 await refund(uid: caller.uid, keys: keys, options: options)
             } catch {
@@ -135,7 +156,12 @@ extension GatewayCore {
     static let putAttempts = 5
 
     /// Deletes a document and gives back the quota it took (one document and its size in bytes).
-    func delete(caller: Caller, collection: String, key: String, options: CallOptions) async throws -> DeleteDocumentResponse {
+    func delete(
+        caller: Caller,
+        collection: String,
+        key: String,
+        options: CallOptions
+    ) async throws -> DeleteDocumentResponse {
         let existing = try await userData.call(
             UserDataMethods.get,
             GetDocumentRequest(uid: caller.uid, collection: collection, key: key),
@@ -149,10 +175,24 @@ extension GatewayCore {
         )
         guard answer.deleted else { return answer }
         // One release per deleted version of the document: a repeated delete finds nothing and releases nothing.
-        let releaseKey = "del:" + QuotaKeys.hex("\(collection)\u{0}\(key)\u{0}\(document.version)\u{0}\(document.updatedAtMicroseconds)")
-        await release(uid: caller.uid, counter: configuration.documentsCounter, amount: 1, key: releaseKey + ":d", options: options)
+        let releaseKey =
+            "del:"
+            + QuotaKeys.hex("\(collection)\u{0}\(key)\u{0}\(document.version)\u{0}\(document.updatedAtMicroseconds)")
+        await release(
+            uid: caller.uid,
+            counter: configuration.documentsCounter,
+            amount: 1,
+            key: releaseKey + ":d",
+            options: options
+        )
         if document.value.readableBytes > 0 {
-            await release(uid: caller.uid, counter: configuration.bytesCounter, amount: UInt64(document.value.readableBytes), key: releaseKey + ":b", options: options)
+            await release(
+                uid: caller.uid,
+                counter: configuration.bytesCounter,
+                amount: UInt64(document.value.readableBytes),
+                key: releaseKey + ":b",
+                options: options
+            )
         }
         return answer
     }
@@ -167,7 +207,10 @@ extension GatewayCore {
             options: options
         )
         guard feature.enabled else {
-            throw RPCError(GatewayStatus.membersOnly, "importing is for permanent accounts; link a credential to unlock it")
+            throw RPCError(
+                GatewayStatus.membersOnly,
+                "importing is for permanent accounts; link a credential to unlock it"
+            )
         }
         for document in request.documents {
             _ = try await put(
@@ -194,7 +237,11 @@ extension GatewayCore {
     private func refund(uid: String, keys: QuotaKeys, options: CallOptions) async {
         for key in [keys.document, keys.bytes] {
             do {
-                _ = try await guestQuota.call(GuestQuotaMethods.refund, RefundRequest(uid: uid, idempotencyKey: key), options: options)
+                _ = try await guestQuota.call(
+                    GuestQuotaMethods.refund,
+                    RefundRequest(uid: uid, idempotencyKey: key),
+                    options: options
+                )
             } catch {
                 logger.warning("quota refund failed", metadata: ["user.uid": "\(uid)", "error": "\(error)"])
             }

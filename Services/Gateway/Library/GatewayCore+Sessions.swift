@@ -13,7 +13,11 @@ extension GatewayCore {
             try await self.signIn(request.credential, context: context)
         }
         router.register(GatewayMethods.refresh) { request, context in
-            try await self.identity.call(IdentityMethods.refreshSession, request, options: CallOptions(deadline: context.deadline))
+            try await self.identity.call(
+                IdentityMethods.refreshSession,
+                request,
+                options: CallOptions(deadline: context.deadline)
+            )
         }
         router.register(GatewayMethods.startEmailLink) { request, context in
             try await self.startEmailLink(request, context: context)
@@ -22,7 +26,11 @@ extension GatewayCore {
             JWKSResponse(json: try await self.keys.jwksJSON(now: self.now))
         }
         router.register(GatewayMethods.outbox) { request, context in
-            try await self.identity.call(IdentityMethods.listOutbox, request, options: CallOptions(deadline: context.deadline))
+            try await self.identity.call(
+                IdentityMethods.listOutbox,
+                request,
+                options: CallOptions(deadline: context.deadline)
+            )
         }
     }
 
@@ -32,7 +40,11 @@ extension GatewayCore {
         let options = CallOptions(deadline: context.deadline)
         var source = sourceAddress(context)
         if configuration.trustClientSourceForLoadTests, let chosen = request.loadTestSource { source = chosen }
-        _ = try await guestQuota.call(GuestQuotaMethods.admitSignup, AdmitSignupRequest(source: source), options: options)
+        _ = try await guestQuota.call(
+            GuestQuotaMethods.admitSignup,
+            AdmitSignupRequest(source: source),
+            options: options
+        )
         let session = try await identity.call(
             IdentityMethods.createGuest,
             CreateGuestRequest(idempotencyKey: request.idempotencyKey),
@@ -46,7 +58,10 @@ extension GatewayCore {
             )
         } catch {
             // A guest without a quota account cannot write; take it away again rather than leave it half made.
-            context.logger.warning("guest sign-in failed at guest-quota; deleting the guest", metadata: ["user.uid": "\(session.uid)"])
+            context.logger.warning(
+                "guest sign-in failed at guest-quota; deleting the guest",
+                metadata: ["user.uid": "\(session.uid)"]
+            )
             _ = try? await operations.deleteEverything(
                 uid: session.uid,
                 operationID: scopedOperation("guest-sign-in", uid: session.uid),
@@ -97,7 +112,12 @@ extension GatewayCore {
         }
         return try await identity.call(
             IdentityMethods.startEmailLink,
-            StartEmailLinkRequest(purpose: request.purpose, email: request.email, uid: uid, verifierChallenge: request.verifierChallenge),
+            StartEmailLinkRequest(
+                purpose: request.purpose,
+                email: request.email,
+                uid: uid,
+                verifierChallenge: request.verifierChallenge
+            ),
             options: CallOptions(deadline: context.deadline)
         )
     }
@@ -106,7 +126,10 @@ extension GatewayCore {
     func ensureQuotaAccount(for session: SessionTokens, options: CallOptions) async throws {
         _ = try await guestQuota.call(
             GuestQuotaMethods.openAccount,
-            OpenQuotaAccountRequest(uid: session.uid, plan: session.isAnonymous ? configuration.guestPlan : configuration.memberPlan),
+            OpenQuotaAccountRequest(
+                uid: session.uid,
+                plan: session.isAnonymous ? configuration.guestPlan : configuration.memberPlan
+            ),
             options: options
         )
     }

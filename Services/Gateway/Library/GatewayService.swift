@@ -1,7 +1,7 @@
 import Foundation
+import FoyerAPI
 import FoyerAccessTokens
 import FoyerAccountOps
-import FoyerAPI
 public import FoyerRPC
 import FoyerWire
 public import Logging
@@ -16,13 +16,20 @@ public final class GatewayService: Sendable {
     /// The clients of the internal services; they are services too (graceful shutdown closes their pools).
     public let clients: [RPCClient]
 
-    public static func make(configuration: GatewayConfiguration, server: RPCServerConfiguration, logger: Logger) -> GatewayService {
+    public static func make(
+        configuration: GatewayConfiguration,
+        server: RPCServerConfiguration,
+        logger: Logger
+    ) -> GatewayService {
         let core = GatewayCore(configuration: configuration, logger: logger)
         var router = RPCRouter()
         core.registerSessions(on: &router)
         core.registerAccounts(on: &router)
         core.registerDocuments(on: &router)
-        return GatewayService(server: RPCServer(configuration: server, router: router, logger: logger), clients: core.clients)
+        return GatewayService(
+            server: RPCServer(configuration: server, router: router, logger: logger),
+            clients: core.clients
+        )
     }
 
     private init(server: RPCServer, clients: [RPCClient]) {

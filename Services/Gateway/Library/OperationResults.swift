@@ -48,7 +48,9 @@ final class OperationResults: Sendable {
 
     func remember(_ operationID: String, request: ByteBuffer, answer: ByteBuffer, now: Date) {
         state.withLock { state in
-            if state.entries.updateValue(Entry(request: request, answer: answer, storedAt: now), forKey: operationID) == nil {
+            if state.entries.updateValue(Entry(request: request, answer: answer, storedAt: now), forKey: operationID)
+                == nil
+            {
                 state.order.append(operationID)
             }
             while state.order.count > capacity {

@@ -14,9 +14,15 @@ struct GuestQuotaCommand: AsyncParsableCommand {
 
     @OptionGroup var common: ServiceOptions
 
-    @Option(help: "A JSON file of plans (see Services/GuestQuota/README.md). (env: FOYER_PLANS_FILE; default: built-in guest and member plans)")
+    @Option(
+        help:
+            "A JSON file of plans (see Services/GuestQuota/README.md). (env: FOYER_PLANS_FILE; default: built-in guest and member plans)"
+    )
     var plansFile: String?
-    @Option(help: "Guest sign-ups allowed per source address (IPv6: per /64) per hour. (env: FOYER_SIGNUPS_PER_HOUR; default: 30)")
+    @Option(
+        help:
+            "Guest sign-ups allowed per source address (IPv6: per /64) per hour. (env: FOYER_SIGNUPS_PER_HOUR; default: 30)"
+    )
     var signupsPerHour: Int?
     @Option(help: "Most guests alive at once across the cluster. (env: FOYER_LIVE_GUESTS_MAX; default: 1000000)")
     var liveGuestsMax: Int?
@@ -35,7 +41,11 @@ struct GuestQuotaCommand: AsyncParsableCommand {
             configuration.signupBurstPerSource = value
         }
         if let value = try Self.number(liveGuestsMax, "FOYER_LIVE_GUESTS_MAX") { configuration.liveGuestsMax = value }
-        let service = try await GuestQuotaService.make(configuration: configuration, server: startup.serverConfiguration(), logger: startup.logger)
+        let service = try await GuestQuotaService.make(
+            configuration: configuration,
+            server: startup.serverConfiguration(),
+            logger: startup.logger
+        )
         do {
             try await ServiceRunner.run(services: [service.server], logger: startup.logger)
         } catch {

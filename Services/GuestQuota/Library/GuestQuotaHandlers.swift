@@ -108,7 +108,9 @@ struct GuestQuotaHandlers: Sendable {
     }
 
     private func checkBatch<Element>(_ elements: [Element]) throws(GuestQuotaError) {
-        guard !elements.isEmpty else { throw .invalidArgument("a batch holds 1-\(Batch<QuotaDeleteAllRequest>.countMax) elements") }
+        guard !elements.isEmpty else {
+            throw .invalidArgument("a batch holds 1-\(Batch<QuotaDeleteAllRequest>.countMax) elements")
+        }
     }
 
     private func checkUID(_ uid: String) throws(GuestQuotaError) {

@@ -1,11 +1,11 @@
 public import Foundation
-public import FoyerStorage
-import SQLKit
 import FoyerAPI
 public import FoyerRPC
+public import FoyerStorage
 import FoyerWire
 public import Logging
 import NIOCore
+import SQLKit
 
 /// Load drivers for `make bench`: run against a guest-quota server listening on `host:port`.
 public enum GuestQuotaLoad {

@@ -10,7 +10,8 @@ struct IdentityCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "identity",
         abstract: "Foyer's identity service: guests, sessions and tokens, credentials, linking, merges and deletions.",
-        discussion: "Every option can also be set by the environment variable named in its help. The signing key is created in the database on first start; `--write-jwks FILE` writes the published keys for app backends."
+        discussion:
+            "Every option can also be set by the environment variable named in its help. The signing key is created in the database on first start; `--write-jwks FILE` writes the published keys for app backends."
     )
 
     @OptionGroup var common: ServiceOptions
@@ -23,9 +24,15 @@ struct IdentityCommand: AsyncParsableCommand {
     var accessTokenSeconds: Int?
     @Option(help: "Mailer for email links: outbox, sendmail:PATH or webhook:URL. (env: FOYER_MAILER; default: outbox)")
     var mailer: String?
-    @Option(help: "Email-link URL template with {token}. (env: FOYER_EMAIL_LINK_TEMPLATE; default: foyer://email-link#token={token})")
+    @Option(
+        help:
+            "Email-link URL template with {token}. (env: FOYER_EMAIL_LINK_TEMPLATE; default: foyer://email-link#token={token})"
+    )
     var emailLinkTemplate: String?
-    @Option(help: "Sign in with Apple: accepted audiences (bundle or services ids), comma-separated. (env: FOYER_APPLE_AUDIENCES)")
+    @Option(
+        help:
+            "Sign in with Apple: accepted audiences (bundle or services ids), comma-separated. (env: FOYER_APPLE_AUDIENCES)"
+    )
     var appleAudiences: String?
     @Option(help: "Sign in with Apple: a JWKS file instead of Apple's URL. (env: FOYER_APPLE_JWKS_FILE)")
     var appleJWKSFile: String?
@@ -70,8 +77,20 @@ struct IdentityCommand: AsyncParsableCommand {
             configuration.emailLink.linkTemplate = template
         }
         configuration.mailer = try Self.mailer(mailer ?? ServiceOptions.environment("FOYER_MAILER") ?? "outbox")
-        configuration.apple = provider(.apple, appleAudiences, "FOYER_APPLE_AUDIENCES", appleJWKSFile, "FOYER_APPLE_JWKS_FILE")
-        configuration.google = provider(.google, googleAudiences, "FOYER_GOOGLE_AUDIENCES", googleJWKSFile, "FOYER_GOOGLE_JWKS_FILE")
+        configuration.apple = provider(
+            .apple,
+            appleAudiences,
+            "FOYER_APPLE_AUDIENCES",
+            appleJWKSFile,
+            "FOYER_APPLE_JWKS_FILE"
+        )
+        configuration.google = provider(
+            .google,
+            googleAudiences,
+            "FOYER_GOOGLE_AUDIENCES",
+            googleJWKSFile,
+            "FOYER_GOOGLE_JWKS_FILE"
+        )
         if let logN = try testScryptLogN() { configuration.password.scrypt.logN = logN }
         return configuration
     }
@@ -93,10 +112,20 @@ struct IdentityCommand: AsyncParsableCommand {
 
     private enum Provider { case apple, google }
 
-    private func provider(_ kind: Provider, _ flag: String?, _ variable: String, _ file: String?, _ fileVariable: String) -> ProviderSettings? {
+    private func provider(
+        _ kind: Provider,
+        _ flag: String?,
+        _ variable: String,
+        _ file: String?,
+        _ fileVariable: String
+    ) -> ProviderSettings? {
         guard let list = flag ?? ServiceOptions.environment(variable) else { return nil }
-        let audiences = list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        var settings = kind == .apple ? ProviderSettings.apple(audiences: audiences) : ProviderSettings.google(audiences: audiences)
+        let audiences = list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter {
+            !$0.isEmpty
+        }
+        var settings =
+            kind == .apple
+            ? ProviderSettings.apple(audiences: audiences) : ProviderSettings.google(audiences: audiences)
         if let path = file ?? ServiceOptions.environment(fileVariable) { settings.keys = .file(path) }
         return settings
     }

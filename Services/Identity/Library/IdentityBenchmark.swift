@@ -1,8 +1,8 @@
 public import Foundation
 import FoyerAPI
 import FoyerCrypto
-public import FoyerStorage
 public import FoyerRPC
+public import FoyerStorage
 import NIOCore
 
 /// Guest sign-ins straight against an identity server, for `make bench`.

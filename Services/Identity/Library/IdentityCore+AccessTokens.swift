@@ -1,9 +1,9 @@
 import Foundation
 import FoyerAPI
+import FoyerAccessTokens
 import FoyerCrypto
 import FoyerRPC
 import SQLKit
-import FoyerAccessTokens
 
 extension IdentityCore {
     /// `verifyAccessToken`: the checks, in order, each with its own status:

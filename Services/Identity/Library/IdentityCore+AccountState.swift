@@ -91,7 +91,11 @@ extension IdentityCore {
     /// Marks the user of each request `deleting` under the request's operation (or finds it already is), revokes
     /// their sessions and moves their not-before. Answers, per request, nil or why it was refused; a refusal
     /// changes nothing for that user.
-    private func markDeleting(_ sql: any SQLDatabase, _ requests: [BeginDeleteRequest], now: Date) async throws -> [RPCError?] {
+    private func markDeleting(
+        _ sql: any SQLDatabase,
+        _ requests: [BeginDeleteRequest],
+        now: Date
+    ) async throws -> [RPCError?] {
         var users = try await UserRecords.load(sql, uids: requests.map(\.uid), lock: true)
         var marked: [String] = []
         var refusals: [RPCError?] = []
@@ -184,7 +188,9 @@ extension IdentityCore {
         var refusals: [RPCError?] = []
         for request in requests {
             if let operation = finishing[request.uid] {
-                refusals.append(operation == request.operationID ? nil : Self.notUnder(request, kind: kind, state: kind))
+                refusals.append(
+                    operation == request.operationID ? nil : Self.notUnder(request, kind: kind, state: kind)
+                )
                 continue
             }
             guard let user = users[request.uid] else {
@@ -206,7 +212,11 @@ extension IdentityCore {
         return refusals
     }
 
-    private static func notUnder(_ request: IdentityOperationRequest, kind: AccountStateKind, state: AccountStateKind) -> RPCError {
+    private static func notUnder(
+        _ request: IdentityOperationRequest,
+        kind: AccountStateKind,
+        state: AccountStateKind
+    ) -> RPCError {
         RPCError(IdentityStatus.operationConflict, "the user is not \(kind) under this operation (it is \(state))")
     }
 

@@ -1,8 +1,8 @@
 import Foundation
 import FoyerAPI
+import FoyerAccessTokens
 import FoyerCrypto
 import SQLKit
-import FoyerAccessTokens
 
 extension IdentityCore {
     /// Starts a session for `user` on the transaction's connection: a session row, its first refresh token, and

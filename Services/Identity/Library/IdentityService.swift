@@ -33,7 +33,13 @@ public final class IdentityService: Sendable {
         logger: Logger
     ) async throws -> IdentityService {
         try await FoyerDatabase.open(configuration.database, logger: logger) { database in
-            try await make(configuration: configuration, database: database, ownsDatabase: true, server: server, logger: logger)
+            try await make(
+                configuration: configuration,
+                database: database,
+                ownsDatabase: true,
+                server: server,
+                logger: logger
+            )
         }
     }
 

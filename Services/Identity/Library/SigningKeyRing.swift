@@ -1,9 +1,9 @@
 import Foundation
+import FoyerAccessTokens
 import FoyerCrypto
 import FoyerStorage
 import SQLKit
 import Synchronization
-import FoyerAccessTokens
 
 /// The Ed25519 keys that sign access tokens, kept in `identity_signing_keys` and cached here.
 ///

@@ -64,7 +64,11 @@ enum UserRecords {
             ORDER BY uid\(unsafeRaw: lockClause)
             """
         ).all()
-        return try Dictionary(rows.map { row in let user = try record(row); return (user.uid, user) }) { first, _ in first }
+        return try Dictionary(
+            rows.map { row in
+                let user = try record(row); return (user.uid, user)
+            }
+        ) { first, _ in first }
     }
 
     /// The user, which must exist and be active: `user-not-found` or `account-not-active` otherwise.

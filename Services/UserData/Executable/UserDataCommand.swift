@@ -8,7 +8,8 @@ import FoyerUserData
 struct UserDataCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "user-data",
-        abstract: "Foyer's user-data service: a per-user document store; merges guests into accounts; deletes users' data.",
+        abstract:
+            "Foyer's user-data service: a per-user document store; merges guests into accounts; deletes users' data.",
         discussion: "Every option can also be set by the environment variable named in its help."
     )
 
@@ -26,10 +27,16 @@ struct UserDataCommand: AsyncParsableCommand {
         if let flag = valueBytesMax {
             configuration.valueByteCountMax = flag
         } else if let text = ServiceOptions.environment("FOYER_VALUE_BYTES_MAX") {
-            guard let value = Int(text), value > 0 else { throw ValidationError("FOYER_VALUE_BYTES_MAX must be a positive number") }
+            guard let value = Int(text), value > 0 else {
+                throw ValidationError("FOYER_VALUE_BYTES_MAX must be a positive number")
+            }
             configuration.valueByteCountMax = value
         }
-        let service = try await UserDataService.make(configuration: configuration, server: startup.serverConfiguration(), logger: startup.logger)
+        let service = try await UserDataService.make(
+            configuration: configuration,
+            server: startup.serverConfiguration(),
+            logger: startup.logger
+        )
         do {
             try await ServiceRunner.run(services: [service.server], logger: startup.logger)
         } catch {

@@ -165,7 +165,9 @@ extension DocumentStore {
         }
         return uids.map { uid in
             let count = deleted.removeValue(forKey: uid) ?? 0
-            if count > 0 { logger.debug("deleted documents", metadata: ["user.uid": "\(uid)", "documents": "\(count)"]) }
+            if count > 0 {
+                logger.debug("deleted documents", metadata: ["user.uid": "\(uid)", "documents": "\(count)"])
+            }
             return DeleteAllDocumentsResponse(deleted: count)
         }
     }

@@ -116,7 +116,9 @@ struct UserDataHandlers: Sendable {
     }
 
     private func checkBatch<Element>(_ elements: [Element]) throws(UserDataError) {
-        guard !elements.isEmpty else { throw .invalidArgument("a batch holds 1-\(Batch<DeleteAllDocumentsRequest>.countMax) elements") }
+        guard !elements.isEmpty else {
+            throw .invalidArgument("a batch holds 1-\(Batch<DeleteAllDocumentsRequest>.countMax) elements")
+        }
     }
 
     private func checkUID(_ uid: String) throws(UserDataError) {

@@ -67,8 +67,15 @@ public struct SweepReport: WireMessage, Hashable {
     public var recordsPurged: UInt64
 
     public init(
-        dryRun: Bool, startedAtMilliseconds: UInt64, finishedAtMilliseconds: UInt64, expiredGuests: UInt64,
-        stuckFinished: UInt64, errors: UInt64, lastError: String, skipped: UInt64 = 0, recordsPurged: UInt64 = 0
+        dryRun: Bool,
+        startedAtMilliseconds: UInt64,
+        finishedAtMilliseconds: UInt64,
+        expiredGuests: UInt64,
+        stuckFinished: UInt64,
+        errors: UInt64,
+        lastError: String,
+        skipped: UInt64 = 0,
+        recordsPurged: UInt64 = 0
     ) {
         self.dryRun = dryRun
         self.startedAtMilliseconds = startedAtMilliseconds

@@ -18,20 +18,38 @@ public enum Credential: Hashable, Sendable {
         switch try buffer.readWire(UInt8.self) {
         case 1:
             self = .password(
-                email: try buffer.readLengthPrefixedString("credential.email", maxBytes: IdentityLimits.emailByteCountMax),
-                password: try buffer.readLengthPrefixedString("credential.password", maxBytes: IdentityLimits.passwordByteCountMax)
+                email: try buffer.readLengthPrefixedString(
+                    "credential.email",
+                    maxBytes: IdentityLimits.emailByteCountMax
+                ),
+                password: try buffer.readLengthPrefixedString(
+                    "credential.password",
+                    maxBytes: IdentityLimits.passwordByteCountMax
+                )
             )
         case 2:
             self = .emailLink(
-                token: try buffer.readLengthPrefixedString("credential.token", maxBytes: IdentityLimits.secretTokenByteCountMax),
-                verifier: try buffer.readLengthPrefixedBytes("credential.verifier", maxBytes: IdentityLimits.verifierByteCountMax)
+                token: try buffer.readLengthPrefixedString(
+                    "credential.token",
+                    maxBytes: IdentityLimits.secretTokenByteCountMax
+                ),
+                verifier: try buffer.readLengthPrefixedBytes(
+                    "credential.verifier",
+                    maxBytes: IdentityLimits.verifierByteCountMax
+                )
             )
         case 3:
             self = .idToken(
                 provider: try buffer.readEnum(IdentityProvider.self, "credential.provider"),
-                idToken: try buffer.readLengthPrefixedString("credential.idToken", maxBytes: IdentityLimits.idTokenByteCountMax),
+                idToken: try buffer.readLengthPrefixedString(
+                    "credential.idToken",
+                    maxBytes: IdentityLimits.idTokenByteCountMax
+                ),
                 rawNonce: try buffer.readOptional { (buffer) throws(WireError) in
-                    try buffer.readLengthPrefixedString("credential.rawNonce", maxBytes: IdentityLimits.rawNonceByteCountMax)
+                    try buffer.readLengthPrefixedString(
+                        "credential.rawNonce",
+                        maxBytes: IdentityLimits.rawNonceByteCountMax
+                    )
                 }
             )
         default:

@@ -18,7 +18,14 @@ public struct GatewayPutRequest: WireMessage, Hashable {
     public var expectedVersion: UInt64?
     public var idempotencyKey: String
 
-    public init(accessToken: String, collection: String, key: String, value: ByteBuffer, expectedVersion: UInt64? = nil, idempotencyKey: String) {
+    public init(
+        accessToken: String,
+        collection: String,
+        key: String,
+        value: ByteBuffer,
+        expectedVersion: UInt64? = nil,
+        idempotencyKey: String
+    ) {
         self.accessToken = accessToken
         self.collection = collection
         self.key = key
@@ -29,7 +36,10 @@ public struct GatewayPutRequest: WireMessage, Hashable {
 
     public init(from buffer: inout ByteBuffer) throws(WireError) {
         accessToken = try buffer.readAccessToken()
-        collection = try buffer.readLengthPrefixedString("put.collection", maxBytes: UserDataLimits.collectionWireByteCountMax)
+        collection = try buffer.readLengthPrefixedString(
+            "put.collection",
+            maxBytes: UserDataLimits.collectionWireByteCountMax
+        )
         key = try buffer.readLengthPrefixedString("put.key", maxBytes: UserDataLimits.keyWireByteCountMax)
         value = try buffer.readLengthPrefixedBuffer("put.value", maxBytes: UserDataLimits.valueWireByteCountMax)
         expectedVersion = try buffer.readOptional { (buffer) throws(WireError) in try buffer.readVarint() }
@@ -60,7 +70,10 @@ public struct GatewayDocumentRequest: WireMessage, Hashable {
 
     public init(from buffer: inout ByteBuffer) throws(WireError) {
         accessToken = try buffer.readAccessToken()
-        collection = try buffer.readLengthPrefixedString("document.collection", maxBytes: UserDataLimits.collectionWireByteCountMax)
+        collection = try buffer.readLengthPrefixedString(
+            "document.collection",
+            maxBytes: UserDataLimits.collectionWireByteCountMax
+        )
         key = try buffer.readLengthPrefixedString("document.key", maxBytes: UserDataLimits.keyWireByteCountMax)
     }
 
@@ -88,7 +101,10 @@ public struct GatewayListRequest: WireMessage, Hashable {
 
     public init(from buffer: inout ByteBuffer) throws(WireError) {
         accessToken = try buffer.readAccessToken()
-        collection = try buffer.readLengthPrefixedString("list.collection", maxBytes: UserDataLimits.collectionWireByteCountMax)
+        collection = try buffer.readLengthPrefixedString(
+            "list.collection",
+            maxBytes: UserDataLimits.collectionWireByteCountMax
+        )
         cursor = try buffer.readOptional { (buffer) throws(WireError) in
             try buffer.readLengthPrefixedBuffer("list.cursor", maxBytes: UserDataLimits.cursorByteCountMax)
         }
@@ -161,13 +177,19 @@ public struct GatewayImportRequest: WireMessage, Hashable {
 
     public init(from buffer: inout ByteBuffer) throws(WireError) {
         accessToken = try buffer.readAccessToken()
-        collection = try buffer.readLengthPrefixedString("import.collection", maxBytes: UserDataLimits.collectionWireByteCountMax)
+        collection = try buffer.readLengthPrefixedString(
+            "import.collection",
+            maxBytes: UserDataLimits.collectionWireByteCountMax
+        )
         let count = try buffer.readCount("import.documents", maxCount: GatewayLimits.importCountMax, minElementBytes: 2)
         documents = []
         documents.reserveCapacity(count)
         for _ in 0..<count {
             let key = try buffer.readLengthPrefixedString("import.key", maxBytes: UserDataLimits.keyWireByteCountMax)
-            let value = try buffer.readLengthPrefixedBuffer("import.value", maxBytes: UserDataLimits.valueWireByteCountMax)
+            let value = try buffer.readLengthPrefixedBuffer(
+                "import.value",
+                maxBytes: UserDataLimits.valueWireByteCountMax
+            )
             documents.append(Entry(key: key, value: value))
         }
         idempotencyKey = try buffer.readOperationID()

@@ -12,56 +12,104 @@ public enum GatewayMethods {
 
     /// A new guest: admitted by source address, then created, then given the guest plan.
     public static let guestSignIn = RPCMethod<GuestSignInRequest, SessionTokens>(
-        id: 0x0501, name: "gateway.guestSignIn", idempotent: true)
+        id: 0x0501,
+        name: "gateway.guestSignIn",
+        idempotent: true
+    )
     /// Signs in to an existing account with a credential (an ID token of an unknown identity creates a member).
     public static let signIn = RPCMethod<SignInRequest, SessionTokens>(
-        id: 0x0502, name: "gateway.signIn", idempotent: false)
+        id: 0x0502,
+        name: "gateway.signIn",
+        idempotent: false
+    )
     /// Rotates a refresh token into a new session pair.
     public static let refresh = RPCMethod<RefreshSessionRequest, SessionTokens>(
-        id: 0x0503, name: "gateway.refresh", idempotent: true)
+        id: 0x0503,
+        name: "gateway.refresh",
+        idempotent: true
+    )
     /// Sends a passwordless sign-in or link email (same answer whether the address is known or not).
     public static let startEmailLink = RPCMethod<EmailLinkStartRequest, Empty>(
-        id: 0x0504, name: "gateway.startEmailLink", idempotent: false)
+        id: 0x0504,
+        name: "gateway.startEmailLink",
+        idempotent: false
+    )
     /// Ends the session: a guest's sign-out deletes the guest with everything (it could never come back).
     public static let signOut = RPCMethod<OperationRequest, SignOutResponse>(
-        id: 0x0505, name: "gateway.signOut", idempotent: true)
+        id: 0x0505,
+        name: "gateway.signOut",
+        idempotent: true
+    )
 
     // MARK: Accounts
 
     /// Who the caller is, how they can sign in, and their quota.
     public static let me = RPCMethod<AuthenticatedRequest, MeResponse>(
-        id: 0x0510, name: "gateway.me", idempotent: true)
+        id: 0x0510,
+        name: "gateway.me",
+        idempotent: true
+    )
     /// The caller's plan, counters and features.
     public static let quota = RPCMethod<AuthenticatedRequest, QuotaUsageResponse>(
-        id: 0x0511, name: "gateway.quota", idempotent: true)
+        id: 0x0511,
+        name: "gateway.quota",
+        idempotent: true
+    )
     /// Links a credential to the caller (a guest becomes a member, same uid); on conflict merges, discards or fails.
     public static let link = RPCMethod<LinkRequest, LinkResult>(
-        id: 0x0512, name: "gateway.link", idempotent: true)
+        id: 0x0512,
+        name: "gateway.link",
+        idempotent: true
+    )
     /// Decides a conflict returned earlier with its ticket, without presenting the credential again.
     public static let resolveConflict = RPCMethod<ResolveConflictRequest, LinkResult>(
-        id: 0x0513, name: "gateway.resolveConflict", idempotent: true)
+        id: 0x0513,
+        name: "gateway.resolveConflict",
+        idempotent: true
+    )
     /// Deletes the caller's account and everything it owns, in every service.
     public static let deleteAccount = RPCMethod<OperationRequest, DeletionReport>(
-        id: 0x0514, name: "gateway.deleteAccount", idempotent: true)
+        id: 0x0514,
+        name: "gateway.deleteAccount",
+        idempotent: true
+    )
 
     // MARK: Documents
 
     /// Writes a document; a new document of a guest first consumes quota.
     public static let putDocument = RPCMethod<GatewayPutRequest, PutDocumentResponse>(
-        id: 0x0520, name: "gateway.putDocument", idempotent: true)
+        id: 0x0520,
+        name: "gateway.putDocument",
+        idempotent: true
+    )
     public static let getDocument = RPCMethod<GatewayDocumentRequest, GetDocumentResponse>(
-        id: 0x0521, name: "gateway.getDocument", idempotent: true)
+        id: 0x0521,
+        name: "gateway.getDocument",
+        idempotent: true
+    )
     public static let listDocuments = RPCMethod<GatewayListRequest, DocumentPage>(
-        id: 0x0522, name: "gateway.listDocuments", idempotent: true)
+        id: 0x0522,
+        name: "gateway.listDocuments",
+        idempotent: true
+    )
     /// Deletes a document and gives its quota back.
     public static let deleteDocument = RPCMethod<GatewayDocumentRequest, DeleteDocumentResponse>(
-        id: 0x0523, name: "gateway.deleteDocument", idempotent: true)
+        id: 0x0523,
+        name: "gateway.deleteDocument",
+        idempotent: true
+    )
     /// Every document of the caller, page by page ("download my data").
     public static let exportDocuments = RPCMethod<GatewayExportRequest, DocumentPage>(
-        id: 0x0524, name: "gateway.exportDocuments", idempotent: true)
+        id: 0x0524,
+        name: "gateway.exportDocuments",
+        idempotent: true
+    )
     /// Writes many documents at once: a members-only feature (`import`), refused to guests.
     public static let importDocuments = RPCMethod<GatewayImportRequest, ImportResponse>(
-        id: 0x0525, name: "gateway.importDocuments", idempotent: true)
+        id: 0x0525,
+        name: "gateway.importDocuments",
+        idempotent: true
+    )
 
     // MARK: Public information
 
@@ -69,5 +117,8 @@ public enum GatewayMethods {
     public static let jwks = RPCMethod<Empty, JWKSResponse>(id: 0x0530, name: "gateway.jwks", idempotent: true)
     /// The local mailer's outbox (only when identity runs with the outbox mailer, as in local mode).
     public static let outbox = RPCMethod<ListOutboxRequest, OutboxMessages>(
-        id: 0x0531, name: "gateway.outbox", idempotent: true)
+        id: 0x0531,
+        name: "gateway.outbox",
+        idempotent: true
+    )
 }

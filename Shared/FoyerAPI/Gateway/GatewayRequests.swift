@@ -107,7 +107,9 @@ public struct EmailLinkStartRequest: WireMessage, Hashable {
         email = try buffer.readLengthPrefixedString("emailLink.email", maxBytes: IdentityLimits.emailByteCountMax)
         accessToken = try buffer.readOptional { (buffer) throws(WireError) in try buffer.readAccessToken() }
         verifierChallenge = try buffer.readLengthPrefixedBytes(
-            "emailLink.verifierChallenge", maxBytes: IdentityLimits.verifierChallengeByteCount)
+            "emailLink.verifierChallenge",
+            maxBytes: IdentityLimits.verifierChallengeByteCount
+        )
         guard verifierChallenge.count == IdentityLimits.verifierChallengeByteCount else {
             throw .invalidValue("emailLink.verifierChallenge")
         }
@@ -136,7 +138,13 @@ public struct LinkRequest: WireMessage, Hashable {
     public var mergePolicy: MergePolicy
     public var operationID: String
 
-    public init(accessToken: String, credential: Credential, onConflict: ConflictChoice, mergePolicy: MergePolicy, operationID: String) {
+    public init(
+        accessToken: String,
+        credential: Credential,
+        onConflict: ConflictChoice,
+        mergePolicy: MergePolicy,
+        operationID: String
+    ) {
         self.accessToken = accessToken
         self.credential = credential
         self.onConflict = onConflict
@@ -176,7 +184,13 @@ public struct ResolveConflictRequest: WireMessage, Hashable {
     public var mergePolicy: MergePolicy
     public var operationID: String
 
-    public init(accessToken: String, ticket: String, choice: ConflictChoice, mergePolicy: MergePolicy, operationID: String) {
+    public init(
+        accessToken: String,
+        ticket: String,
+        choice: ConflictChoice,
+        mergePolicy: MergePolicy,
+        operationID: String
+    ) {
         self.accessToken = accessToken
         self.ticket = ticket
         self.choice = choice
