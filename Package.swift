@@ -314,7 +314,7 @@ let package = Package(
         .testTarget(name: "FoyerLZ4Tests", dependencies: ["FoyerLZ4"], swiftSettings: swiftSettings),
         .testTarget(
             name: "FoyerCryptoTests",
-            dependencies: ["FoyerCrypto"],
+            dependencies: ["FoyerCrypto", "FoyerTestSupport"],
             exclude: ["crosscheck.py"],
             swiftSettings: swiftSettings
         ),

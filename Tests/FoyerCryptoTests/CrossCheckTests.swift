@@ -1,5 +1,6 @@
 import Foundation
 import FoyerCrypto
+import FoyerTestSupport
 import Testing
 
 /// Checks FoyerCrypto against an independent implementation: Python's `cryptography` package, driven by
@@ -44,7 +45,7 @@ struct CrossCheckTests {
     }
 
     @Test("Python verifies Swift's EdDSA JWT, Swift verifies Python's EdDSA/RS256/ES256 JWTs, scrypt and HMAC agree")
-    func implementationsAgree() throws {
+    func implementationsAgree() async throws {
         let signingKey = Ed25519PrivateKey()
         let signer = JWTSigner(privateKey: signingKey, keyID: "swift-1")
         let swiftToken = try signer.sign(claims: JWTClaims(issuer: "foyer", subject: "account-7", audience: ["python"]))
@@ -69,7 +70,10 @@ struct CrossCheckTests {
             ),
             hmac: .init(key: Base64URL.encode(hmacKey), message: Base64URL.encode(hmacMessage))
         )
-        let response = try JSONDecoder().decode(Response.self, from: runScript(input: JSONEncoder().encode(request)))
+        let response = try JSONDecoder().decode(
+            Response.self,
+            from: await runScript(input: JSONEncoder().encode(request))
+        )
 
         #expect(response.swiftTokenValid, "Python rejected the EdDSA JWT signed by Swift")
         #expect(response.swiftTamperedTokenRejected, "Python accepted a tampered copy of Swift's JWT")
@@ -99,74 +103,14 @@ struct CrossCheckTests {
         #expect(Base64URL.encode(code) == response.hmac, "HMAC-SHA-256 differs from Python's")
     }
 
-    /// Runs `crosscheck.py` with `input` on stdin and returns its stdout. Throws, failing the test (never
-    /// skipping it), when python3 or the `cryptography` package is missing.
-    private func runScript(input: Data) throws -> Data {
-        let python = try #require(
-            Self.locateExecutable("python3"),
-            "python3 was not found on PATH; \(Self.installHint)"
+    /// Runs `crosscheck.py` with `input` on stdin and returns its stdout, waiting on a dispatch thread rather than
+    /// one of the test pool's. Throws, failing the test (never skipping it), when python3 or the `cryptography`
+    /// package is missing.
+    private func runScript(input: Data) async throws -> Data {
+        try await PythonScript.run(
+            URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("crosscheck.py"),
+            input: input,
+            missingPackages: [3: Self.installHint]
         )
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("crosscheck.py")
-        try #require(FileManager.default.fileExists(atPath: script.path), "missing \(script.path)")
-
-        // stdin and stderr go through temporary files so that neither side can block on a full pipe.
-        let scratch = FileManager.default.temporaryDirectory
-            .appendingPathComponent("foyer-crosscheck-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: scratch) }
-        let inputFile = scratch.appendingPathComponent("request.json")
-        let errorFile = scratch.appendingPathComponent("stderr.txt")
-        try input.write(to: inputFile)
-        try Data().write(to: errorFile)
-        let inputHandle = try FileHandle(forReadingFrom: inputFile)
-        defer { try? inputHandle.close() }
-        let errorHandle = try FileHandle(forWritingTo: errorFile)
-        defer { try? errorHandle.close() }
-
-        let process = Process()
-        let output = Pipe()
-        process.executableURL = python
-        process.arguments = [script.path]
-        process.standardInput = inputHandle
-        process.standardOutput = output
-        process.standardError = errorHandle
-        let exited = DispatchSemaphore(value: 0)
-        process.terminationHandler = { _ in exited.signal() }
-        try process.run()
-        let pid = process.processIdentifier
-        DispatchQueue.global().async {
-            if exited.wait(timeout: .now() + .seconds(120)) == .timedOut { kill(pid, SIGKILL) }
-        }
-        let stdout = try output.fileHandleForReading.readToEnd() ?? Data()
-        process.waitUntilExit()
-
-        let stderr = (try? String(contentsOf: errorFile, encoding: .utf8)) ?? ""
-        switch (process.terminationReason, process.terminationStatus) {
-        case (.exit, 0):
-            return stdout
-        case (.exit, 3):
-            throw ScriptFailure(
-                description: "the Python package `cryptography` is missing; \(Self.installHint). Python said: \(stderr)"
-            )
-        case (let reason, let status):
-            let how = reason == .exit ? "exit status" : "signal"
-            throw ScriptFailure(description: "crosscheck.py failed (\(how) \(status)): \(stderr)")
-        }
-    }
-
-    /// Fails the test with a message that says what to fix.
-    private struct ScriptFailure: Error, CustomStringConvertible {
-        var description: String
-    }
-
-    private static func locateExecutable(_ name: String) -> URL? {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
-        for directory in path.split(separator: ":") where !directory.isEmpty {
-            let candidate = URL(fileURLWithPath: String(directory)).appendingPathComponent(name)
-            if FileManager.default.isExecutableFile(atPath: candidate.path) {
-                return candidate
-            }
-        }
-        return nil
     }
 }
