@@ -1,9 +1,11 @@
 import FoyerAPI
 import FoyerCleanup
 import FoyerRPC
+import FoyerStorage
 import FoyerTestSupport
 import FoyerWire
 import NIOCore
+import SQLKit
 import Testing
 
 @Suite("Recovery of interrupted deletions and merges")
@@ -142,22 +144,27 @@ struct RecoveryTests {
                 IdentityMethods.beginMerge,
                 BeginMergeRequest(guestUID: guest.uid, accountUID: account, operationID: "merge-x")
             )
-            // While the account exists, the merging guest cannot be deleted from under its merge.
-            let early = await #expect(throws: RPCError.self) {
-                try await cluster.identity.call(
-                    IdentityMethods.beginDelete,
-                    BeginDeleteRequest(uid: guest.uid, operationID: "too-early")
-                )
+            // While the account exists, the merging guest cannot be deleted from under its merge, nor the account
+            // from under the guest.
+            for uid in [guest.uid, account] {
+                let refused = await #expect(throws: RPCError.self) {
+                    try await cluster.identity.call(
+                        IdentityMethods.beginDelete,
+                        BeginDeleteRequest(uid: uid, operationID: "too-early")
+                    )
+                }
+                #expect(refused?.status == IdentityStatus.operationConflict)
             }
-            #expect(early?.status == IdentityStatus.operationConflict)
-            _ = try await cluster.identity.call(
-                IdentityMethods.beginDelete,
-                BeginDeleteRequest(uid: account, operationID: "delete-account")
-            )
-            _ = try await cluster.identity.call(
-                IdentityMethods.finishDelete,
-                IdentityOperationRequest(uid: account, operationID: "delete-account")
-            )
+            // So the account can only vanish behind identity's back (a restore, an operator): its rows go.
+            try await cluster.identityDatabase.transaction { sql in
+                try await sql.raw("DELETE FROM identity_emails WHERE uid = \(bind: account)").run()
+                try await sql.raw(
+                    "DELETE FROM identity_refresh_tokens WHERE session_id IN (SELECT id FROM identity_sessions WHERE uid = \(bind: account))"
+                ).run()
+                try await sql.raw("DELETE FROM identity_sessions WHERE uid = \(bind: account)").run()
+                try await sql.raw("DELETE FROM identity_conflict_tickets WHERE account_uid = \(bind: account)").run()
+                try await sql.raw("DELETE FROM identity_users WHERE uid = \(bind: account)").run()
+            }
             cluster.advance(seconds: 61)
 
             try await cluster.withCleanup { cleanup in

@@ -118,6 +118,16 @@ struct AccountStateTests {
                 } == IdentityStatus.operationConflict
             )
 
+            // The account cannot be deleted while the guest is being merged into it.
+            #expect(
+                await status {
+                    try await identity.call(
+                        IdentityMethods.beginDelete,
+                        BeginDeleteRequest(uid: account.uid, operationID: "delete-account")
+                    )
+                } == IdentityStatus.operationConflict
+            )
+
             let finish = IdentityOperationRequest(uid: guest.uid, operationID: "merge-1")
             #expect(
                 await status {
@@ -138,6 +148,12 @@ struct AccountStateTests {
                 IdentityMethods.verifyAccessToken,
                 VerifyAccessTokenRequest(accessToken: account.accessToken)
             )
+            // With the merge finished, the account may go.
+            let deleting = try await identity.call(
+                IdentityMethods.beginDelete,
+                BeginDeleteRequest(uid: account.uid, operationID: "delete-account")
+            )
+            #expect(deleting.kind == .deleting)
         }
     }
 

@@ -124,6 +124,18 @@ extension IdentityCore {
                     continue
                 }
             }
+            // Deleting an account while a guest is being merged into it would leave the documents the merge moves
+            // in after the deletion under a uid that is gone. Merge targets are accounts with a credential, so
+            // guests (the clean-up's batches) skip the check.
+            if !user.isAnonymous, try await UserRecords.isMergeTarget(sql, uid: user.uid) {
+                refusals.append(
+                    RPCError(
+                        IdentityStatus.operationConflict,
+                        "a guest is being merged into this account; try again once the merge has finished"
+                    )
+                )
+                continue
+            }
             try await UserRecords.setState(
                 sql,
                 uid: user.uid,

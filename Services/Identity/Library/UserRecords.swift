@@ -71,6 +71,13 @@ enum UserRecords {
         ) { first, _ in first }
     }
 
+    /// Whether a guest is being merged into `uid` right now.
+    static func isMergeTarget(_ sql: any SQLDatabase, uid: String) async throws -> Bool {
+        try await sql.raw(
+            "SELECT 1 AS one FROM identity_users WHERE state = 'merging' AND merge_into = \(bind: uid) LIMIT 1"
+        ).first() != nil
+    }
+
     /// The user, which must exist and be active: `user-not-found` or `account-not-active` otherwise.
     static func requireActive(_ sql: any SQLDatabase, uid: String, lock: Bool = false) async throws -> UserRecord {
         guard let user = try await load(sql, uid: uid, lock: lock) else { throw IdentityError.userNotFound() }
