@@ -290,16 +290,29 @@ extension GatewayCore {
         context: RPCContext
     ) async throws -> LinkResult? {
         let options = CallOptions(deadline: context.deadline)
-        guard
-            let guest = try? await verifySignature(token),
-            let state = try? await identity.call(
+        guard let guest = try? await verifySignature(token) else { return nil }
+        let operationID = scopedOperation(operationID, uid: guest.uid)
+        let state: AccountState
+        do {
+            state = try await identity.call(
                 IdentityMethods.getUser,
                 IdentityUserRequest(uid: guest.uid),
                 options: options
-            ).state,
-            state.operationID == scopedOperation(operationID, uid: guest.uid)
-        else { return nil }
-        let operationID = scopedOperation(operationID, uid: guest.uid)
+            )
+            .state
+        } catch let error as RPCError where error.status == IdentityStatus.userNotFound {
+            return try await finishedResolution(
+                guest: guest,
+                operationID: operationID,
+                choice: choice,
+                policy: policy,
+                credential: credential,
+                options: options
+            )
+        } catch {
+            return nil
+        }
+        guard state.operationID == operationID else { return nil }
         switch (state.kind, choice) {
         case (.merging, .merge):
             guard let account = state.mergeInto else { return nil }
@@ -334,6 +347,45 @@ extension GatewayCore {
         default:
             return nil
         }
+    }
+
+    /// The answer to a retry whose first attempt finished the merge or discard (its answer was lost, or the retry
+    /// reached another replica): the guest is gone, identity confirms that this operation removed it, and the
+    /// retry's password signs in to the account. Answers nil when the guest went some other way.
+    private func finishedResolution(
+        guest: Caller,
+        operationID: String,
+        choice: ConflictChoice,
+        policy: MergePolicy,
+        credential: Credential?,
+        options: CallOptions
+    ) async throws -> LinkResult? {
+        let confirmation: RPCMethod<IdentityOperationRequest, Empty>
+        switch choice {
+        case .merge: confirmation = IdentityMethods.finishMerge
+        case .discard: confirmation = IdentityMethods.finishDelete
+        case .fail: return nil
+        }
+        do {
+            // Finishing a finished operation answers success; any other is user-not-found.
+            _ = try await identity.call(
+                confirmation,
+                IdentityOperationRequest(uid: guest.uid, operationID: operationID),
+                options: options
+            )
+        } catch let error as RPCError where error.status == IdentityStatus.userNotFound {
+            return nil
+        }
+        let finished = choice == .merge ? "merge" : "discard"
+        let session = try await accountSession(credential, account: nil, finished: finished, options: options)
+        guard choice == .merge else { return LinkResult(outcome: .discarded, session: session) }
+        // user-data answers the report it recorded for this operation.
+        let report = try await userData.call(
+            UserDataMethods.merge,
+            MergeDocumentsRequest(fromUID: guest.uid, toUID: session.uid, op: operationID, policy: policy),
+            options: options
+        )
+        return LinkResult(outcome: .merged, session: session, mergeReport: report)
     }
 
     /// A session for the account a finished merge or discard went to, signed in with the retry's password.
