@@ -13,8 +13,8 @@ public import NIOCore
 /// Batches exist for the inactivity clean-up, which deletes thousands of guests per sweep; the gateway's
 /// operations on one account use the single methods.
 public struct Batch<Element: WireMessage>: WireMessage {
-    /// The most elements one batch holds.
-    public static var countMax: Int { 1000 }
+    /// The most elements one batch holds, whatever they are.
+    public static var countMax: Int { BatchLimits.countMax }
 
     public var elements: [Element]
 
@@ -34,6 +34,12 @@ public struct Batch<Element: WireMessage>: WireMessage {
         buffer.writeVarint(UInt64(elements.count))
         for element in elements { element.encode(into: &buffer) }
     }
+}
+
+/// The limits of every batch method.
+public enum BatchLimits {
+    /// The most elements one batch holds.
+    public static let countMax = 1000
 }
 
 extension Batch: Equatable where Element: Equatable {}

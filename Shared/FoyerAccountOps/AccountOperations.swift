@@ -87,7 +87,7 @@ public struct AccountOperations: Sendable {
         return documents.deleted
     }
 
-    /// `deleteEverything` for up to `Batch.countMax` users at once, each step one batch call for all of them (the
+    /// `deleteEverything` for up to `BatchLimits.countMax` users at once, each step one batch call for all of them (the
     /// inactivity clean-up deletes thousands of guests per sweep, and one commit per step instead of one per user
     /// is what makes that fast).
     ///
@@ -103,9 +103,9 @@ public struct AccountOperations: Sendable {
         idleBeforeMilliseconds: UInt64? = nil,
         options: CallOptions = CallOptions()
     ) async throws -> [Result<UInt64, RPCError>] {
-        guard (1...Batch<Empty>.countMax).contains(users.count) else {
+        guard (1...BatchLimits.countMax).contains(users.count) else {
             throw RPCError.invalidArgument(
-                "a batch deletion holds 1-\(Batch<Empty>.countMax) users, not \(users.count)"
+                "a batch deletion holds 1-\(BatchLimits.countMax) users, not \(users.count)"
             )
         }
         let begun = try await identity.call(

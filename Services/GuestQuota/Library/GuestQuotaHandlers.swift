@@ -109,7 +109,7 @@ struct GuestQuotaHandlers: Sendable {
 
     private func checkBatch<Element>(_ elements: [Element]) throws(GuestQuotaError) {
         guard !elements.isEmpty else {
-            throw .invalidArgument("a batch holds 1-\(Batch<QuotaDeleteAllRequest>.countMax) elements")
+            throw .invalidArgument("a batch holds 1-\(BatchLimits.countMax) elements")
         }
     }
 

@@ -58,7 +58,7 @@ enum IdentityRoutes {
     /// A batch of no element is a caller's mistake, not a batch that did nothing.
     private static func nonEmpty<Element>(_ elements: [Element]) throws -> [Element] {
         guard !elements.isEmpty else {
-            throw RPCError.invalidArgument("a batch holds 1-\(Batch<Empty>.countMax) elements")
+            throw RPCError.invalidArgument("a batch holds 1-\(BatchLimits.countMax) elements")
         }
         return elements
     }

@@ -117,7 +117,7 @@ struct UserDataHandlers: Sendable {
 
     private func checkBatch<Element>(_ elements: [Element]) throws(UserDataError) {
         guard !elements.isEmpty else {
-            throw .invalidArgument("a batch holds 1-\(Batch<DeleteAllDocumentsRequest>.countMax) elements")
+            throw .invalidArgument("a batch holds 1-\(BatchLimits.countMax) elements")
         }
     }
 
