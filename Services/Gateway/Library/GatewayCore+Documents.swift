@@ -103,6 +103,8 @@ extension GatewayCore {
             // (a retry after a lost answer finds its own write and adds nothing), and a refunded key could not be
             // consumed again. The keys still make the gateway's own retries of one consume count once.
             let keys = QuotaKeys(idempotencyKey: "\(idempotencyKey)#\(UUID().uuidString)")
+            // The keys whose consume was sent (a failed one may still have counted): what a failure gives back.
+            var charged: [String] = []
             if current == nil {
                 try await consume(
                     uid: caller.uid,
@@ -111,9 +113,11 @@ extension GatewayCore {
                     key: keys.document,
                     options: options
                 )
+                charged.append(keys.document)
             }
             do {
                 if value.readableBytes > oldBytes {
+                    charged.append(keys.bytes)
                     try await consume(
                         uid: caller.uid,
                         counter: configuration.bytesCounter,
@@ -143,9 +147,9 @@ extension GatewayCore {
                 where error.status == UserDataStatus.versionMismatch && expectedVersion == nil
                 && attempt < Self.putAttempts
             {
-                await refund(uid: caller.uid, keys: keys, options: options)
+                await refund(uid: caller.uid, keys: charged, options: options)
             } catch {
-                await refund(uid: caller.uid, keys: keys, options: options)
+                await refund(uid: caller.uid, keys: charged, options: options)
                 throw error
             }
         }
@@ -234,8 +238,8 @@ extension GatewayCore {
         )
     }
 
-    private func refund(uid: String, keys: QuotaKeys, options: CallOptions) async {
-        for key in [keys.document, keys.bytes] {
+    private func refund(uid: String, keys: [String], options: CallOptions) async {
+        for key in keys {
             do {
                 _ = try await guestQuota.call(
                     GuestQuotaMethods.refund,
