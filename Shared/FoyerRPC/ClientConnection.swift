@@ -73,7 +73,7 @@ final class ClientConnection: Sendable {
                     channel.eventLoop.makeCompletedFuture {
                         let reader = FrameReader(
                             decoder: FrameDecoder(expectsPreface: false, frameLengthMax: configuration.frameLengthMax),
-                            timeouts: .init(handshake: configuration.connectTimeout, idle: nil, slowFrame: .seconds(30))
+                            timeouts: .init(handshake: configuration.connectTimeout, slowFrame: .seconds(30))
                         )
                         let handler = ClientConnectionHandler(
                             hello: signedHello,

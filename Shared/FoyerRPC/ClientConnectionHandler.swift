@@ -303,9 +303,10 @@ final class ClientConnectionHandler: ChannelInboundHandler {
         guard let context else { return }
         guard !calls.isEmpty else {
             // Leave an unused connection before the server's idle timeout does, so no call can race its GOAWAY.
+            // The server's idle clock runs from its last call in flight (PINGs and PONGs do not count), which is
+            // before we read the last answer, so counting from that answer is on the safe side.
             if state == .ready, let serverIdleTimeout,
-                NIODeadline.now() - max(lastRead, lastCallFinished)
-                    >= .nanoseconds(serverIdleTimeout.nanoseconds * 3 / 4)
+                NIODeadline.now() - lastCallFinished >= .nanoseconds(serverIdleTimeout.nanoseconds * 3 / 4)
             {
                 closeGracefully()
             }

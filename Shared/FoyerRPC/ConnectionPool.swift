@@ -126,6 +126,9 @@ final class ConnectionPool: Sendable {
         }
     }
 
+    /// The connections the pool holds now (some may be closing).
+    var connections: [ClientConnection] { state.withLock { $0.connections } }
+
     /// Closes every connection once its answers are in; later calls fail `unavailable`.
     func close() async {
         let connections = state.withLock { state in

@@ -8,10 +8,10 @@ import NIOCore
 /// error or expired limit ends the connection with a GOAWAY that says why.
 ///
 /// Limits: until `HandshakeCompleted` passes outbound, the whole handshake must finish within `handshake`, and
-/// nothing may follow the first frame (HELLO or HELLO_ACK); afterwards a connection that receives nothing for
-/// `idle` is closed; at any time, a frame whose first bytes arrived more than `slowFrame` ago without the
-/// frame completing closes the connection. The idle and slow-frame clocks stand still while nobody downstream
-/// asks to read (backpressure), so a peer is never blamed for the server's own pause.
+/// nothing may follow the first frame (HELLO or HELLO_ACK); at any time, a frame whose first bytes arrived more
+/// than `slowFrame` ago without the frame completing closes the connection. The slow-frame clock stands still
+/// while nobody downstream asks to read (backpressure), so a peer is never blamed for the server's own pause.
+/// (The server's idle limit depends on the calls in flight, so `ServerConnectionState` keeps it.)
 ///
 /// It also stops reading while the channel is not writable, so a peer that sends requests but does not read
 /// the answers cannot make the server buffer answers without bound.
@@ -26,7 +26,6 @@ final class FrameReader: ChannelDuplexHandler {
 
     struct Timeouts: Sendable {
         var handshake: TimeAmount
-        var idle: TimeAmount?
         var slowFrame: TimeAmount
     }
 
@@ -34,7 +33,6 @@ final class FrameReader: ChannelDuplexHandler {
     private let timeouts: Timeouts
     private var cumulation: ByteBuffer?
     private var handshakeDeadline: NIODeadline?
-    private var lastActivity = NIODeadline.now()
     private var partialFrameSince: NIODeadline?
     private var checkTask: RepeatedTask?
     private var failed = false
@@ -71,10 +69,8 @@ final class FrameReader: ChannelDuplexHandler {
 
     private func start(context: ChannelHandlerContext) {
         guard checkTask == nil else { return }
-        let now = NIODeadline.now()
-        lastActivity = now
-        handshakeDeadline = now + timeouts.handshake
-        let shortest = [timeouts.handshake, timeouts.slowFrame, timeouts.idle].compactMap { $0 }.min()!
+        handshakeDeadline = NIODeadline.now() + timeouts.handshake
+        let shortest = min(timeouts.handshake, timeouts.slowFrame)
         let interval = max(TimeAmount.milliseconds(50), min(.nanoseconds(shortest.nanoseconds / 4), .seconds(1)))
         let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         checkTask = context.eventLoop.scheduleRepeatedTask(initialDelay: interval, delay: interval) { _ in
@@ -114,13 +110,11 @@ final class FrameReader: ChannelDuplexHandler {
         } catch {
             return fail(context: context, reason: .protocolError, message: "\(error)")
         }
-        let now = NIODeadline.now()
-        lastActivity = now
         if cumulation!.readableBytes == 0 {
             partialFrameSince = nil
             cumulation!.clear()
         } else if decoded > 0 || partialFrameSince == nil {
-            partialFrameSince = now
+            partialFrameSince = .now()
             cumulation!.discardReadBytes()
         }
     }
@@ -161,8 +155,7 @@ final class FrameReader: ChannelDuplexHandler {
         guard !failed else { return }
         let now = NIODeadline.now()
         if !readRequested, handshakeDeadline == nil {
-            // Backpressure: we are not reading, so silence and unfinished frames are not the peer's doing.
-            lastActivity = now
+            // Backpressure: we are not reading, so unfinished frames are not the peer's doing.
             if partialFrameSince != nil { partialFrameSince = now }
             return
         }
@@ -170,8 +163,6 @@ final class FrameReader: ChannelDuplexHandler {
             fail(context: context, reason: .handshakeTimeout, message: "handshake not completed in time")
         } else if let since = partialFrameSince, now - since >= timeouts.slowFrame {
             fail(context: context, reason: .slowFrame, message: "a frame took too long to arrive")
-        } else if handshakeDeadline == nil, let idle = timeouts.idle, now - lastActivity >= idle {
-            fail(context: context, reason: .idleTimeout, message: "connection idle")
         }
     }
 

@@ -1,3 +1,4 @@
+import FoyerWire
 import NIOConcurrencyHelpers
 public import NIOCore
 
@@ -24,6 +25,12 @@ public struct IPNetwork: Sendable, Hashable, CustomStringConvertible {
             prefixLength = length
         }
         self.bytes = IPNetwork.masked(address, prefixLength: prefixLength)
+        self.prefixLength = prefixLength
+    }
+
+    /// The network of `prefixLength` bits around `bytes` (4 or 16 of them).
+    init(bytes: [UInt8], prefixLength: Int) {
+        self.bytes = IPNetwork.masked(bytes, prefixLength: prefixLength)
         self.prefixLength = prefixLength
     }
 
@@ -213,20 +220,28 @@ enum ProxyHeader: Equatable {
 }
 
 /// The first handler on a connection from a trusted proxy: reads the PROXY header, records the client's address,
-/// passes the bytes after it on, and leaves the pipeline. A malformed or missing header closes the connection.
+/// passes the bytes after it on, and leaves the pipeline. A malformed or missing header closes the connection; a
+/// client whose source is at its connection limit (`admitClient` says no) gets GOAWAY `too-many-connections`.
 final class ProxyHeaderHandler: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
+    typealias OutboundOut = ByteBuffer
 
     private let source: ProxiedSource
+    private let admitClient: (SocketAddress) -> Bool
     private var pending: ByteBuffer?
     private var done = false
+    /// Refused for the connection limit: what else arrives is dropped until the close.
+    private var refused = false
 
-    init(source: ProxiedSource) {
+    /// - Parameter admitClient: counts the connection against the client the header names; `false` refuses it.
+    init(source: ProxiedSource, admitClient: @escaping (SocketAddress) -> Bool = { _ in true }) {
         self.source = source
+        self.admitClient = admitClient
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !refused else { return }
         guard !done else {
             context.fireChannelRead(data)
             return
@@ -243,7 +258,10 @@ final class ProxyHeaderHandler: ChannelInboundHandler, RemovableChannelHandler {
             }
             done = true
             pending = nil
-            if case .client(let address) = header { source.set(address) }
+            if case .client(let address) = header {
+                guard admitClient(address) else { return refuse(context: context) }
+                source.set(address)
+            }
             if bytes.readableBytes > 0 { context.fireChannelRead(wrapInboundOut(bytes)) }
             context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
         } catch {
@@ -252,5 +270,15 @@ final class ProxyHeaderHandler: ChannelInboundHandler, RemovableChannelHandler {
             context.fireErrorCaught(error)
             context.close(promise: nil)
         }
+    }
+
+    /// GOAWAY `too-many-connections`, then close; nothing after the header is read.
+    private func refuse(context: ChannelHandlerContext) {
+        refused = true
+        var bytes = context.channel.allocator.buffer(capacity: 64)
+        let body = GoAwayBody(message: "too many connections from your address").encoded()
+        Frame.goAway(reason: .tooManyConnections, body: body).encode(into: &bytes)
+        let channel = context.channel
+        context.writeAndFlush(wrapOutboundOut(bytes)).whenComplete { _ in channel.close(promise: nil) }
     }
 }

@@ -14,7 +14,7 @@ public import ServiceLifecycle
 /// closes its connections.
 public final class RPCClient: Service, Sendable {
     public let configuration: RPCClientConfiguration
-    private let pool: ConnectionPool
+    let pool: ConnectionPool
     private let logger: Logger
 
     public init(

@@ -5,37 +5,6 @@ public import NIOPosix
 public import ServiceLifecycle
 import Synchronization
 
-/// What every connection of a server shares.
-final class ServerCore: Sendable {
-    let configuration: RPCServerConfiguration
-    let router: RPCRouter
-    let authenticator: HandshakeAuthenticator?
-    let requestPermits: AsyncSemaphore
-    let logger: Logger
-    private let drain: DrainFlag
-
-    init(configuration: RPCServerConfiguration, router: RPCRouter, drain: DrainFlag, logger: Logger) {
-        self.configuration = configuration
-        self.router = router
-        self.authenticator = configuration.clusterSecret.map {
-            HandshakeAuthenticator(secret: $0, allowedSkew: configuration.authenticationSkew)
-        }
-        self.requestPermits = AsyncSemaphore(permits: configuration.maxConcurrentRequests)
-        self.drain = drain
-        self.logger = logger
-    }
-
-    var isDraining: Bool { drain.isSet }
-    func markDraining() { drain.set() }
-}
-
-/// Set once, when the server starts draining.
-final class DrainFlag: Sendable {
-    private let flag = Atomic<Bool>(false)
-    var isSet: Bool { flag.load(ordering: .acquiring) }
-    func set() { flag.store(true, ordering: .releasing) }
-}
-
 /// A Foyer RPC server: hosts the handlers of an `RPCRouter` on a TCP port.
 ///
 /// Run it in a `ServiceGroup`. On graceful shutdown it stops accepting, sends GOAWAY on every connection,
@@ -59,7 +28,13 @@ public final class RPCServer: Service, Sendable {
         var router = router
         let drain = DrainFlag()
         router.registerBuiltins(serviceName: configuration.serviceName, startedAt: .now()) { drain.isSet }
-        self.core = ServerCore(configuration: configuration, router: router, drain: drain, logger: logger)
+        self.core = ServerCore(
+            configuration: configuration,
+            router: router,
+            drain: drain,
+            logger: logger,
+            eventLoop: eventLoopGroup.any()
+        )
         self.eventLoopGroup = eventLoopGroup
         self.bound = eventLoopGroup.any().makePromise(of: SocketAddress.self)
     }
@@ -71,6 +46,7 @@ public final class RPCServer: Service, Sendable {
 
     public func run() async throws {
         let configuration = core.configuration
+        let core = self.core
         let serverChannel: NIOAsyncChannel<AcceptedConnection, Never>
         do {
             serverChannel = try await ServerBootstrap(group: eventLoopGroup)
@@ -80,7 +56,7 @@ public final class RPCServer: Service, Sendable {
                 .childChannelOption(.maxMessagesPerRead, value: 16)
                 .bind(host: configuration.host, port: configuration.port) { channel in
                     channel.eventLoop.makeCompletedFuture {
-                        try Self.configure(channel, configuration: configuration)
+                        try Self.configure(channel, core: core)
                     }
                 }
         } catch {
@@ -134,58 +110,63 @@ public final class RPCServer: Service, Sendable {
 
     private func serve(_ accepted: AcceptedConnection) async {
         let channel = accepted.channel
-        let connection = ServerConnection(channel: channel, proxiedSource: accepted.proxiedSource, server: core)
-        let key = ObjectIdentifier(connection)
-        let admitted = connections.withLock { connections -> Bool in
-            guard connections.count < core.configuration.maxConnections else { return false }
-            connections[key] = connection
-            return true
-        }
-        guard admitted else {
-            core.logger.warning("connection refused: too many connections")
+        if let refusal = accepted.refusal {
+            core.warnRefused(refusal, peer: channel.channel.remoteAddress)
             try? await channel.executeThenClose { _, _ in
                 var bytes = channel.channel.allocator.buffer(capacity: 64)
-                Frame.goAway(reason: .tooManyConnections, body: GoAwayBody(message: "too many connections").encoded())
-                    .encode(into: &bytes)
+                refusal.goAway.encode(into: &bytes)
                 try await channel.channel.writeAndFlush(bytes)
             }
             return
         }
+        let connection = ServerConnection(channel: channel, proxiedSource: accepted.proxiedSource, server: core)
+        let key = ObjectIdentifier(connection)
+        connections.withLock { $0[key] = connection }
         await connection.run()
         connections.withLock { $0[key] = nil }
     }
 
-    private static func configure(
-        _ channel: any Channel,
-        configuration: RPCServerConfiguration
-    ) throws -> AcceptedConnection {
+    /// Sets up a connection just accepted, on its event loop: counts it (`ServerCore.admit`), then the PROXY header
+    /// reader if it comes from a trusted proxy, and the frame reader. A refused connection gets the frame reader
+    /// only; `serve` answers it with GOAWAY and closes it.
+    private static func configure(_ channel: any Channel, core: ServerCore) throws -> AcceptedConnection {
+        let configuration = core.configuration
+        let fromTrustedProxy = configuration.trustedProxies.contains(channel.remoteAddress)
         var proxiedSource: ProxiedSource?
-        if configuration.trustedProxies.contains(channel.remoteAddress) {
+        var refusal: ConnectionAdmission.Refusal?
+        switch core.admit(channel, fromTrustedProxy: fromTrustedProxy) {
+        case .success(let ticket) where fromTrustedProxy:
             let source = ProxiedSource()
-            try channel.pipeline.syncOperations.addHandler(ProxyHeaderHandler(source: source))
+            let proxy = channel.remoteAddress
+            let handler = ProxyHeaderHandler(source: source) { client in
+                core.admitProxiedClient(ticket, address: client, proxy: proxy)
+            }
+            try channel.pipeline.syncOperations.addHandler(handler)
             proxiedSource = source
+        case .success:
+            break
+        case .failure(let refused):
+            refusal = refused
         }
         let reader = FrameReader(
             decoder: FrameDecoder(expectsPreface: true, frameLengthMax: configuration.frameLengthMax),
-            timeouts: .init(
-                handshake: configuration.handshakeTimeout,
-                idle: configuration.idleTimeout,
-                slowFrame: configuration.slowFrameTimeout
-            )
+            timeouts: .init(handshake: configuration.handshakeTimeout, slowFrame: configuration.slowFrameTimeout)
         )
         try channel.pipeline.syncOperations.addHandler(reader)
         let asyncChannel = try NIOAsyncChannel<Frame, ByteBuffer>(
             wrappingChannelSynchronously: channel,
             configuration: .init(backPressureStrategy: .init(lowWatermark: 32, highWatermark: 256))
         )
-        return AcceptedConnection(channel: asyncChannel, proxiedSource: proxiedSource)
+        return AcceptedConnection(channel: asyncChannel, proxiedSource: proxiedSource, refusal: refusal)
     }
 }
 
-/// A connection as accepted: its channel and, from a trusted proxy, where the PROXY header's address will be.
+/// A connection as accepted: its channel; from a trusted proxy, where the PROXY header's address will be; and, if it
+/// was over a connection limit, why it is refused.
 struct AcceptedConnection: Sendable {
     let channel: NIOAsyncChannel<Frame, ByteBuffer>
     let proxiedSource: ProxiedSource?
+    let refusal: ConnectionAdmission.Refusal?
 }
 
 extension RPCRouter {

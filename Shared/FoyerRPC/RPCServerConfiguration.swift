@@ -17,8 +17,13 @@ public struct RPCServerConfiguration: Sendable {
     public var maxInFlightPerConnection: UInt16 = 512
     /// Most requests being handled at once across all connections; past it the server stops reading.
     public var maxConcurrentRequests: Int = 4096
-    /// Most open connections; more are answered GOAWAY `too-many-connections` and closed.
+    /// Most open connections; more are answered GOAWAY `too-many-connections` and closed. Counted from the TCP
+    /// accept, so connections still in their handshake count.
     public var maxConnections: Int = 1024
+    /// Most open connections from one source (an IPv4 address, or an IPv6 /64), counted like `maxConnections`;
+    /// more from that source are answered GOAWAY `too-many-connections` and closed. From a trusted proxy the source
+    /// is the client the PROXY header names (the proxy's own address is not limited, only the total is).
+    public var maxConnectionsPerSource: Int = 64
     /// Load balancers whose connections start with a PROXY protocol header (v1 or v2) naming the client; for
     /// those, `RPCContext.peerAddress` is the header's address. Empty (the default): no header is accepted.
     public var trustedProxies = TrustedProxies()
@@ -27,7 +32,8 @@ public struct RPCServerConfiguration: Sendable {
     public var compressionThreshold: Int = BodyCompression.defaultThreshold
     /// Time from accepting a connection to a completed handshake.
     public var handshakeTimeout: TimeAmount = .seconds(5)
-    /// A connection that sends nothing for this long is closed (clients ping while they wait for answers).
+    /// A connection with no call in flight that sends no REQUEST or CANCEL for this long is closed. PING does not
+    /// count, so a peer cannot hold a connection open by pinging.
     public var idleTimeout: TimeAmount = .seconds(300)
     /// A frame must arrive completely within this time of its first bytes.
     public var slowFrameTimeout: TimeAmount = .seconds(30)
@@ -39,6 +45,10 @@ public struct RPCServerConfiguration: Sendable {
     public var pingsPerSecondMax: Int = 10
     /// CANCEL frames for calls that are not in flight accepted per second per connection (burst: 10x).
     public var strayCancelsPerSecondMax: Int = 100
+    /// Warnings about refused peers (connections over a limit, handshakes refused) logged per
+    /// `refusalWarningsInterval`, for each of the two kinds; the rest are counted in one summary line per interval.
+    public var refusalWarningsMax: Int = 10
+    public var refusalWarningsInterval: TimeAmount = .seconds(60)
 
     public init(serviceName: String, clusterSecret: ClusterSecret?) {
         self.serviceName = serviceName

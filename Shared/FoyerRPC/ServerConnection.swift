@@ -32,6 +32,7 @@ final class ServerConnection: Sendable {
             ServerConnectionState(
                 pingsPerSecondMax: server.configuration.pingsPerSecondMax,
                 strayCancelsPerSecondMax: server.configuration.strayCancelsPerSecondMax,
+                idleTimeout: server.configuration.idleTimeout,
                 now: .now()
             )
         )
@@ -91,7 +92,13 @@ final class ServerConnection: Sendable {
         if let authenticator = server.authenticator,
             case .rejected(let why) = authenticator.verify(hello)
         {
-            logger.warning("handshake refused", metadata: ["reason": "\(why)", "peer.name": "\(hello.peerName)"])
+            server.handshakeRefusals.warn(
+                metadata: [
+                    "reason": "\(why)",
+                    "peer.name": "\(hello.peerName)",
+                    "peer.address": "\((proxiedSource?.address ?? channel.channel.remoteAddress)?.description ?? "?")",
+                ]
+            )
             return close(.authenticationFailed, why)
         }
         guard hello.service.isEmpty || hello.service == configuration.serviceName else {
@@ -110,7 +117,7 @@ final class ServerConnection: Sendable {
         if let authenticator = server.authenticator, let proof = hello.proof {
             authenticator.sign(&ack, clientNonce: proof.nonce)
         }
-        state.withLockedValue { $0.opened(maxInFlight: Int(maxInFlight)) }
+        state.withLockedValue { $0.opened(maxInFlight: Int(maxInFlight), now: .now()) }
         // Tell the reader first: anything the client sends before this HELLO_ACK is out is a violation.
         try await channel.channel.triggerUserOutboundEvent(FrameReader.HandshakeCompleted()).get()
         writer.write(Frame(header: FrameHeader(type: .helloAck), body: ack.encoded()))
@@ -164,11 +171,18 @@ final class ServerConnection: Sendable {
         return true
     }
 
-    /// Checks the deadlines of the calls in flight every 10 ms on the connection's event loop.
+    /// Checks the deadlines of the calls in flight, and whether the connection is idle, every 10 ms on the
+    /// connection's event loop.
     private func startDeadlineSweep() -> RepeatedTask {
         channel.channel.eventLoop.scheduleRepeatedTask(initialDelay: .milliseconds(10), delay: .milliseconds(10)) {
             [self] _ in
-            self.state.withLockedValue { $0.expireDeadlines(now: .now()) }
+            let now = NIODeadline.now()
+            let sending = !channel.channel.isWritable
+            let idle = self.state.withLockedValue { state in
+                state.expireDeadlines(now: now)
+                return state.idleExpired(now: now, sending: sending)
+            }
+            if idle { _ = close(.idleTimeout, "connection idle") }
         }
     }
 

@@ -2,7 +2,11 @@ import FoyerWire
 import NIOCore
 
 /// The rules of one server-side connection, without I/O: which frame may come when, which calls are in
-/// flight, and when a peer is flooding. `ServerConnection` feeds it frames and carries out its answers.
+/// flight, when a peer is flooding, and when the connection is idle. `ServerConnection` feeds it frames and
+/// carries out its answers.
+///
+/// Idle means: no call in flight, no answer still being sent, and no REQUEST or CANCEL received for `idleTimeout`.
+/// PING and PONG do not count, so a peer that only pings is closed like one that sends nothing.
 struct ServerConnectionState: Sendable {
     enum Phase: Equatable {
         case awaitingHello
@@ -42,8 +46,14 @@ struct ServerConnectionState: Sendable {
     private var nextDeadline: NIODeadline?
     private var pings: TokenBucket
     private var strayCancels: TokenBucket
+    private let idleTimeout: TimeAmount
+    /// The last time the connection did work: a REQUEST or CANCEL arrived, or a sweep saw calls in flight.
+    private var lastWork: NIODeadline
+    private var idleReported = false
 
-    init(pingsPerSecondMax: Int, strayCancelsPerSecondMax: Int, now: NIODeadline) {
+    init(pingsPerSecondMax: Int, strayCancelsPerSecondMax: Int, idleTimeout: TimeAmount, now: NIODeadline) {
+        self.idleTimeout = idleTimeout
+        self.lastWork = now
         pings = TokenBucket(ratePerSecond: pingsPerSecondMax, burst: pingsPerSecondMax * 10, now: now)
         strayCancels = TokenBucket(
             ratePerSecond: strayCancelsPerSecondMax,
@@ -68,9 +78,12 @@ struct ServerConnectionState: Sendable {
         case (_, .hello):
             return .close(.protocolError, "HELLO sent twice")
         case (_, .request):
+            lastWork = now()
             return receivedRequest(id: header.id, deadline: deadline)
         case (_, .cancel):
-            return receivedCancel(id: header.id, now: now())
+            let now = now()
+            lastWork = now
+            return receivedCancel(id: header.id, now: now)
         case (_, .ping):
             return pings.take(now: now()) ? .pong : .close(.flood, "too many PING frames")
         case (_, .pong), (_, .goAway):
@@ -104,10 +117,25 @@ struct ServerConnectionState: Sendable {
 
     // MARK: Connection events
 
-    mutating func opened(maxInFlight: Int) {
+    mutating func opened(maxInFlight: Int, now: NIODeadline) {
         precondition(phase == .awaitingHello, "opened twice")
         self.maxInFlight = maxInFlight
+        lastWork = now
         phase = .open
+    }
+
+    /// Whether the connection has been idle for `idleTimeout`; `true` once, after which it is to be closed. Run
+    /// periodically (with the deadline sweep). `sending`: answers are still waiting to go out (the peer is slow
+    /// to read them), which is not idleness either.
+    mutating func idleExpired(now: NIODeadline, sending: Bool) -> Bool {
+        guard !idleReported else { return false }
+        if !inFlight.isEmpty || sending {
+            lastWork = now
+            return false
+        }
+        guard now - lastWork >= idleTimeout else { return false }
+        idleReported = true
+        return true
     }
 
     /// Stops taking requests. Returns `true` if the connection was open, so a GOAWAY must be sent now; a

@@ -52,6 +52,23 @@ public struct ServiceOptions: ParsableArguments, Sendable {
     )
     public var drainSeconds: Int?
 
+    @Option(
+        help: """
+            Most connections the listener holds, counted from the TCP accept; more are refused. \
+            (env: FOYER_MAX_CONNECTIONS; default: 1024)
+            """
+    )
+    public var maxConnections: Int?
+
+    @Option(
+        help: """
+            Most connections the listener holds from one source (an IPv4 address or an IPv6 /64; behind a trusted \
+            proxy, the client the PROXY header names); more from it are refused. \
+            (env: FOYER_MAX_CONNECTIONS_PER_SOURCE; default: 64)
+            """
+    )
+    public var maxConnectionsPerSource: Int?
+
     @Flag(help: "Call the health method of a running instance at --host/--port and exit 0 if it serves.")
     public var checkHealth = false
 
@@ -105,6 +122,35 @@ public struct ServiceOptions: ParsableArguments, Sendable {
             throw ValidationError("FOYER_DRAIN_SECONDS must be a number of seconds")
         }
         return seconds
+    }
+
+    /// The listener's connection limits: `maxConnections` and `maxConnectionsPerSource` of `RPCServerConfiguration`,
+    /// whose defaults apply unless a flag or the environment says otherwise.
+    public func resolvedConnectionLimits() throws -> (total: Int, perSource: Int) {
+        let defaults = RPCServerConfiguration(serviceName: "", clusterSecret: nil)
+        let total =
+            try Self.positive(maxConnections, "--max-connections", "FOYER_MAX_CONNECTIONS") ?? defaults.maxConnections
+        let perSource =
+            try Self.positive(
+                maxConnectionsPerSource,
+                "--max-connections-per-source",
+                "FOYER_MAX_CONNECTIONS_PER_SOURCE"
+            )
+            ?? defaults.maxConnectionsPerSource
+        return (total, perSource)
+    }
+
+    /// A whole number of at least 1 from a flag, else from the environment variable `name`; `nil` if neither is set.
+    private static func positive(_ flag: Int?, _ flagName: String, _ name: String) throws -> Int? {
+        if let flag {
+            guard flag >= 1 else { throw ValidationError("\(flagName) must be at least 1, not \(flag)") }
+            return flag
+        }
+        guard let text = environment(name) else { return nil }
+        guard let value = Int(text), value >= 1 else {
+            throw ValidationError("\(name) must be a whole number of at least 1, not '\(text)'")
+        }
+        return value
     }
 
     public func resolvedLogLevel() throws -> Logger.Level {

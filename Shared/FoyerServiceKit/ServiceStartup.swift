@@ -16,6 +16,8 @@ public struct ServiceStartup: Sendable {
     public let clusterSecret: ClusterSecret
     public let database: DatabaseConfiguration
     public let drainSeconds: Int
+    /// The listener's connection limits, in all and per source.
+    public let connectionLimits: (total: Int, perSource: Int)
     /// The clock to give the service's configuration (see ``ServiceClock``).
     public let now: @Sendable () -> Date
 
@@ -34,6 +36,7 @@ public struct ServiceStartup: Sendable {
         self.clusterSecret = try options.loadClusterSecret(logger: logger)
         self.database = try options.resolvedDatabase(service: service)
         self.drainSeconds = try options.resolvedDrainTimeout()
+        self.connectionLimits = try options.resolvedConnectionLimits()
         self.now = try ServiceClock.make()
     }
 
@@ -60,6 +63,8 @@ public struct ServiceStartup: Sendable {
         configuration.host = host
         configuration.port = port
         configuration.drainTimeout = .seconds(Int64(drainSeconds))
+        configuration.maxConnections = connectionLimits.total
+        configuration.maxConnectionsPerSource = connectionLimits.perSource
         return configuration
     }
 

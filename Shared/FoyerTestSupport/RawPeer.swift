@@ -19,10 +19,14 @@ public final class RawPeer: Sendable {
         self.inbox = inbox
     }
 
-    /// Connects to 127.0.0.1:`port`. `expectsPreface` is for acting as a server-facing test peer of a client.
-    public static func connect(port: Int) async throws -> RawPeer {
+    /// Connects to 127.0.0.1:`port`, from the local address `source` if given (another loopback address such as
+    /// 127.0.0.2, to appear as a second host).
+    public static func connect(port: Int, from source: String? = nil) async throws -> RawPeer {
         let inbox = FrameInbox()
-        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        var bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        if let source { bootstrap = bootstrap.bind(to: try SocketAddress(ipAddress: source, port: 0)) }
+        let channel =
+            try await bootstrap
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(CollectingHandler(inbox: inbox))

@@ -1,5 +1,6 @@
 public import FoyerRPC
 import FoyerWire
+public import Logging
 import NIOCore
 
 /// A cluster secret for tests (random per process).
@@ -11,15 +12,12 @@ public let testClusterSecret = ClusterSecret.generate()
 public func withRPCServer<T: Sendable>(
     _ configuration: RPCServerConfiguration,
     router: RPCRouter = RPCRouter(),
+    logger: Logger = TestLogging.logger("foyer.test.server"),
     _ body: @Sendable (_ server: RPCServer, _ port: Int) async throws -> T
 ) async throws -> T {
     var configuration = configuration
     configuration.host = "127.0.0.1"
-    let server = RPCServer(
-        configuration: configuration,
-        router: router,
-        logger: TestLogging.logger("foyer.test.server")
-    )
+    let server = RPCServer(configuration: configuration, router: router, logger: logger)
     return try await withThrowingTaskGroup(of: Void.self) { group in
         group.addTask { try await server.run() }
         let address = try await server.boundAddress()

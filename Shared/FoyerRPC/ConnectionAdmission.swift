@@ -1,0 +1,103 @@
+import NIOCore
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The connections a server holds, counted when they are accepted (before the handshake): in all, and per source,
+/// so one host cannot take every connection. Without I/O; `RPCServer` keeps one under a lock.
+///
+/// A source is an IPv4 address, or an IPv6 /64 (one subscriber's usual allocation: a host can pick any address in
+/// its /64, so counting single IPv6 addresses would limit nothing). A connection whose source is not known yet (from
+/// a trusted proxy, before its PROXY header) counts only in the total until `move(_:to:)` names it.
+struct ConnectionAdmission: Sendable {
+    /// Why a connection was refused.
+    enum Refusal: Error, Equatable, Sendable {
+        /// The server holds `maxConnections` connections.
+        case serverFull
+        /// The source holds `maxConnectionsPerSource` connections.
+        case sourceFull(IPNetwork)
+    }
+
+    /// An admitted connection, to hand back on `release`.
+    struct Ticket: Hashable, Sendable {
+        fileprivate let number: UInt64
+    }
+
+    let maxConnections: Int
+    let maxConnectionsPerSource: Int
+    private var sources: [Ticket: IPNetwork] = [:]
+    private var admitted: Set<Ticket> = []
+    private(set) var perSource: [IPNetwork: Int] = [:]
+    private var nextTicket: UInt64 = 0
+
+    init(maxConnections: Int, maxConnectionsPerSource: Int) {
+        self.maxConnections = maxConnections
+        self.maxConnectionsPerSource = maxConnectionsPerSource
+    }
+
+    /// Connections held, in all.
+    var count: Int { admitted.count }
+
+    /// Admits a connection from `source` (`nil`: not known yet, or not an IP address), or says why not.
+    mutating func admit(source: IPNetwork?) -> Result<Ticket, Refusal> {
+        guard admitted.count < maxConnections else { return .failure(.serverFull) }
+        if let source, perSource[source, default: 0] >= maxConnectionsPerSource {
+            return .failure(.sourceFull(source))
+        }
+        nextTicket &+= 1
+        let ticket = Ticket(number: nextTicket)
+        admitted.insert(ticket)
+        if let source {
+            sources[ticket] = source
+            perSource[source, default: 0] += 1
+        }
+        return .success(ticket)
+    }
+
+    /// Counts an admitted connection against `source` from now on (the client a PROXY header names). `false`, and
+    /// nothing changed, if that source is full: the caller closes the connection and releases its ticket.
+    mutating func move(_ ticket: Ticket, to source: IPNetwork) -> Bool {
+        guard admitted.contains(ticket) else { return false }
+        let current = sources[ticket]
+        if current == source { return true }
+        guard perSource[source, default: 0] < maxConnectionsPerSource else { return false }
+        if let current { decrement(current) }
+        sources[ticket] = source
+        perSource[source, default: 0] += 1
+        return true
+    }
+
+    /// The connection has closed: its place is free again. Releasing twice does nothing.
+    mutating func release(_ ticket: Ticket) {
+        guard admitted.remove(ticket) != nil else { return }
+        if let source = sources.removeValue(forKey: ticket) { decrement(source) }
+    }
+
+    private mutating func decrement(_ source: IPNetwork) {
+        let left = perSource[source, default: 1] - 1
+        perSource[source] = left > 0 ? left : nil
+    }
+}
+
+extension IPNetwork {
+    /// The source a connection from `address` counts against: an IPv4 address (IPv4-mapped IPv6 included) as a
+    /// /32, an IPv6 address as its /64; `nil` for anything else (a Unix socket).
+    static func connectionSource(of address: SocketAddress?) -> IPNetwork? {
+        switch address {
+        case .v4(let v4):
+            let bytes = withUnsafeBytes(of: v4.address.sin_addr) { Array($0) }
+            return IPNetwork(bytes: bytes, prefixLength: 32)
+        case .v6(let v6):
+            let bytes = withUnsafeBytes(of: v6.address.sin6_addr) { Array($0) }
+            if bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xFF && bytes[11] == 0xFF {
+                return IPNetwork(bytes: Array(bytes[12..<16]), prefixLength: 32)
+            }
+            return IPNetwork(bytes: bytes, prefixLength: 64)
+        default:
+            return nil
+        }
+    }
+}

@@ -1,0 +1,119 @@
+import FoyerWire
+import Logging
+import NIOCore
+import Synchronization
+
+/// What every connection of a server shares.
+final class ServerCore: Sendable {
+    let configuration: RPCServerConfiguration
+    let router: RPCRouter
+    let authenticator: HandshakeAuthenticator?
+    let requestPermits: AsyncSemaphore
+    let logger: Logger
+    /// Connections held, in all and per source, from the TCP accept until the close.
+    let admission: Mutex<ConnectionAdmission>
+    let connectionRefusals: WarningRateLimiter
+    let handshakeRefusals: WarningRateLimiter
+    private let drain: DrainFlag
+
+    init(
+        configuration: RPCServerConfiguration,
+        router: RPCRouter,
+        drain: DrainFlag,
+        logger: Logger,
+        eventLoop: any EventLoop
+    ) {
+        self.configuration = configuration
+        self.router = router
+        self.authenticator = configuration.clusterSecret.map {
+            HandshakeAuthenticator(secret: $0, allowedSkew: configuration.authenticationSkew)
+        }
+        self.requestPermits = AsyncSemaphore(permits: configuration.maxConcurrentRequests)
+        self.admission = Mutex(
+            ConnectionAdmission(
+                maxConnections: configuration.maxConnections,
+                maxConnectionsPerSource: configuration.maxConnectionsPerSource
+            )
+        )
+        func limiter(_ message: Logger.Message) -> WarningRateLimiter {
+            WarningRateLimiter(
+                message,
+                limit: configuration.refusalWarningsMax,
+                interval: configuration.refusalWarningsInterval,
+                logger: logger,
+                eventLoop: eventLoop
+            )
+        }
+        self.connectionRefusals = limiter("connection refused")
+        self.handshakeRefusals = limiter("handshake refused")
+        self.drain = drain
+        self.logger = logger
+    }
+
+    var isDraining: Bool { drain.isSet }
+    func markDraining() { drain.set() }
+
+    /// Admits a connection just accepted, counted against the socket's peer unless that is a trusted proxy (whose
+    /// connections count against the client their PROXY header names, once it has arrived). The place is given
+    /// back when the channel closes.
+    func admit(
+        _ channel: any Channel,
+        fromTrustedProxy: Bool
+    ) -> Result<ConnectionAdmission.Ticket, ConnectionAdmission.Refusal> {
+        let source = fromTrustedProxy ? nil : IPNetwork.connectionSource(of: channel.remoteAddress)
+        let admitted = admission.withLock { $0.admit(source: source) }
+        if case .success(let ticket) = admitted {
+            channel.closeFuture.whenComplete { _ in self.admission.withLock { $0.release(ticket) } }
+        }
+        return admitted
+    }
+
+    /// Counts a proxied connection against the client its PROXY header names; `false` if that source is full.
+    func admitProxiedClient(_ ticket: ConnectionAdmission.Ticket, address: SocketAddress, proxy: SocketAddress?) -> Bool
+    {
+        guard let source = IPNetwork.connectionSource(of: address) else { return true }
+        guard admission.withLock({ $0.move(ticket, to: source) }) else {
+            warnRefused(.sourceFull(source), peer: address, proxy: proxy)
+            return false
+        }
+        return true
+    }
+
+    /// Logs a refused connection (rate-limited).
+    func warnRefused(_ refusal: ConnectionAdmission.Refusal, peer: SocketAddress?, proxy: SocketAddress? = nil) {
+        connectionRefusals.warn(
+            metadata: [
+                "reason": "\(refusal.reason)",
+                "peer.address": "\(peer?.description ?? "?")",
+                "proxy.address": "\(proxy?.description ?? "none")",
+            ]
+        )
+    }
+}
+
+extension ConnectionAdmission.Refusal {
+    /// For the log.
+    var reason: String {
+        switch self {
+        case .serverFull: "too many connections"
+        case .sourceFull(let source): "too many connections from \(source)"
+        }
+    }
+
+    /// For the peer: GOAWAY `too-many-connections`.
+    var goAway: Frame {
+        let message =
+            switch self {
+            case .serverFull: "too many connections"
+            case .sourceFull: "too many connections from your address"
+            }
+        return Frame.goAway(reason: .tooManyConnections, body: GoAwayBody(message: message).encoded())
+    }
+}
+
+/// Set once, when the server starts draining.
+final class DrainFlag: Sendable {
+    private let flag = Atomic<Bool>(false)
+    var isSet: Bool { flag.load(ordering: .acquiring) }
+    func set() { flag.store(true, ordering: .releasing) }
+}

@@ -1,0 +1,69 @@
+import NIOCore
+import Testing
+
+@testable import FoyerRPC
+
+@Suite("Connection admission: total and per-source caps")
+struct ConnectionAdmissionTests {
+    static func source(_ text: String) throws -> IPNetwork {
+        try #require(IPNetwork.connectionSource(of: try SocketAddress(ipAddress: text, port: 1)))
+    }
+
+    @Test("a source is an IPv4 address, or an IPv6 /64; IPv4-mapped IPv6 counts as IPv4")
+    func sourceKeys() throws {
+        #expect(try Self.source("192.0.2.7").description == "192.0.2.7/32")
+        #expect(try Self.source("192.0.2.7") != Self.source("192.0.2.8"))
+        #expect(try Self.source("::ffff:192.0.2.7") == Self.source("192.0.2.7"))
+        // Any address in one /64 is the same source; the next /64 is another.
+        #expect(try Self.source("2001:db8:1:2::1").description == "2001:db8:1:2::/64")
+        #expect(try Self.source("2001:db8:1:2:ffff:ffff:ffff:ffff") == Self.source("2001:db8:1:2::1"))
+        #expect(try Self.source("2001:db8:1:3::1") != Self.source("2001:db8:1:2::1"))
+        #expect(IPNetwork.connectionSource(of: nil) == nil)
+        #expect(IPNetwork.connectionSource(of: try SocketAddress(unixDomainSocketPath: "/tmp/foyer.sock")) == nil)
+    }
+
+    @Test("each source is capped; another source is still admitted; a release frees the place")
+    func perSource() throws {
+        var admission = ConnectionAdmission(maxConnections: 10, maxConnectionsPerSource: 2)
+        let a = try Self.source("192.0.2.1")
+        let b = try Self.source("2001:db8::1")
+        let first = try admission.admit(source: a).get()
+        _ = try admission.admit(source: a).get()
+        #expect(admission.admit(source: a) == .failure(.sourceFull(a)))
+        _ = try admission.admit(source: b).get()
+        // Connections with no known source count only in the total.
+        _ = try admission.admit(source: nil).get()
+        #expect(admission.count == 4 && admission.perSource == [a: 2, b: 1])
+        admission.release(first)
+        admission.release(first)
+        #expect(admission.count == 3 && admission.perSource[a] == 1)
+        _ = try admission.admit(source: a).get()
+    }
+
+    @Test("the total cap applies whatever the source")
+    func total() throws {
+        var admission = ConnectionAdmission(maxConnections: 2, maxConnectionsPerSource: 2)
+        let first = try admission.admit(source: nil).get()
+        _ = try admission.admit(source: Self.source("192.0.2.1")).get()
+        #expect(admission.admit(source: try Self.source("192.0.2.2")) == .failure(.serverFull))
+        admission.release(first)
+        _ = try admission.admit(source: Self.source("192.0.2.2")).get()
+        #expect(admission.perSource.values.reduce(0, +) == 2)
+    }
+
+    @Test("a proxied connection moves to its client's source, unless that one is full")
+    func move() throws {
+        var admission = ConnectionAdmission(maxConnections: 10, maxConnectionsPerSource: 1)
+        let client = try Self.source("203.0.113.9")
+        let viaProxy = try admission.admit(source: nil).get()
+        let second = try admission.admit(source: nil).get()
+        let moved = admission.move(viaProxy, to: client)
+        let movedToFull = admission.move(second, to: client)
+        #expect(moved && !movedToFull)
+        #expect(admission.perSource == [client: 1])
+        admission.release(second)
+        admission.release(viaProxy)
+        let movedAfterRelease = admission.move(viaProxy, to: client)
+        #expect(admission.count == 0 && admission.perSource.isEmpty && !movedAfterRelease)
+    }
+}
