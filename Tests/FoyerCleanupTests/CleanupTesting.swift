@@ -223,7 +223,10 @@ extension CleanupCluster {
             .documents.map(\.key).sorted()
     }
 
-    /// Rows anywhere in the three services' databases that still mention `uid`, by table (empty when none).
+    /// Rows of `uid` that its deletion or merge must remove at once (documents, counters, consume keys, the user,
+    /// its sessions, emails, guest keys and tickets), by table (empty when none). The records kept for a retention
+    /// (merge records, tombstones) are left to that check: UpstreamPruneTests searches every table of every
+    /// database, read from the schema, once the retentions have passed.
     func traces(of uid: String) async throws -> [String: Int] {
         let places: [(FoyerDatabase, String, String)] = [
             (identityDatabase, "identity_users", "uid"), (identityDatabase, "identity_sessions", "uid"),

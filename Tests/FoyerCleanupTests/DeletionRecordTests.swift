@@ -1,3 +1,4 @@
+import Foundation
 import FoyerAPI
 import FoyerCleanup
 import FoyerRPC
@@ -45,8 +46,13 @@ struct DeletionRecordTests {
                 for secret in [uid, other, "op-delete", "shared-op-id"] { #expect(!stored.contains(secret)) }
                 #expect(try await cleanup.deletions(limit: 1).count == 1)
 
-                // When: the retention passes for the first record only.
-                cluster.advance(days: 399, seconds: 1)
+                // When: the default retention (731 days) has not quite passed for the first record, nothing goes...
+                cluster.advance(days: 730, seconds: -1)
+                #expect(try await cleanup.sweep().recordsPurged == 0)
+                #expect(try await cleanup.deletions().count == 3)
+
+                // ...and when it has passed for the first record only, that one goes.
+                cluster.advance(seconds: 2)
                 let report = try await cleanup.sweep()
 
                 // Then
@@ -56,6 +62,50 @@ struct DeletionRecordTests {
                 #expect(try await cleanup.sweep().recordsPurged == 2)
                 #expect(try await cleanup.deletions().isEmpty)
             }
+        }
+    }
+
+    @Test("Deletion records are kept at least 24 months by default, whatever the day they are made")
+    func defaultRetention() throws {
+        let retention = CleanupConfiguration.defaultRecordRetention
+        #expect(retention == .seconds(731 * 86_400))
+        let configuration = CleanupConfiguration(
+            database: try .parse(
+                "sqlite:unused.sqlite",
+                dataDirectory: "/nonexistent",
+                defaultFileName: "unused.sqlite"
+            ),
+            identity: RPCClientConfiguration(
+                host: "127.0.0.1",
+                port: 1,
+                serviceName: "identity",
+                peerName: "test",
+                clusterSecret: nil
+            ),
+            guestQuota: RPCClientConfiguration(
+                host: "127.0.0.1",
+                port: 1,
+                serviceName: "guest-quota",
+                peerName: "test",
+                clusterSecret: nil
+            ),
+            userData: RPCClientConfiguration(
+                host: "127.0.0.1",
+                port: 1,
+                serviceName: "user-data",
+                peerName: "test",
+                clusterSecret: nil
+            )
+        )
+        #expect(configuration.recordRetention == retention)
+        // 24 calendar months from any day of a leap cycle end within the retention.
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let start = try #require(calendar.date(from: DateComponents(year: 2027, month: 1, day: 1)))
+        for day in 0..<(4 * 366) {
+            let made = try #require(calendar.date(byAdding: .day, value: day, to: start))
+            let twoYears = try #require(calendar.date(byAdding: .month, value: 24, to: made))
+            #expect(twoYears.timeIntervalSince(made) <= Double(retention.components.seconds), "\(made)")
         }
     }
 

@@ -11,6 +11,8 @@ struct GuestQuotaHarness: Sendable {
     let client: RPCClient
     let clock: TestClock
     let configuration: GuestQuotaConfiguration
+    /// The service's database, for checks of what it stored.
+    let database: FoyerDatabase
 
     /// Opens a quota account on `plan` (a new uid each call unless one is given).
     @discardableResult
@@ -77,7 +79,9 @@ func withGuestQuota<T: Sendable>(
             close: service.close
         ) {
             client in
-            try await body(GuestQuotaHarness(client: client, clock: clock, configuration: configuration))
+            try await body(
+                GuestQuotaHarness(client: client, clock: clock, configuration: configuration, database: database)
+            )
         }
     }
 }

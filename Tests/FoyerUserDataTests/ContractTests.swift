@@ -1,4 +1,5 @@
 import FoyerAPI
+import FoyerTestSupport
 import FoyerWire
 import NIOCore
 import Testing
@@ -61,6 +62,87 @@ struct ContractTests {
         try roundTrip(DeleteAllDocumentsResponse(deleted: 12))
         try roundTrip(ValueTooLargeDetails(size: 300_000, limit: 262_144))
         try roundTrip(VersionMismatchDetails(currentVersion: 0))
+        try roundTrip(
+            PutOnceRequest(
+                uid: "u",
+                collection: "notes",
+                key: "k",
+                value: ByteBuffer(bytes: [0, 9]),
+                expectedVersion: 3,
+                op: "put-1",
+                attempt: "a-1",
+                requestDigest: Array(repeating: 7, count: 32)
+            )
+        )
+        try roundTrip(
+            PutOnceRequest(
+                uid: "u",
+                collection: "c",
+                key: "k",
+                value: ByteBuffer(),
+                op: "o",
+                attempt: "a",
+                requestDigest: [1]
+            )
+        )
+        try roundTrip(PutOnceResponse(version: 4, updatedAtMicroseconds: -1, replayed: true))
+        try roundTrip(LookupPutRequest(uid: "u", collection: "notes", key: "k", op: "put-1", requestDigest: [1, 2]))
+        try roundTrip(
+            LookupPutResponse(recorded: PutDocumentResponse(version: 1, updatedAtMicroseconds: 5), document: nil)
+        )
+        try roundTrip(LookupPutResponse(recorded: nil, document: document))
+        try roundTrip(LookupPutResponse(recorded: nil, document: nil))
+        try roundTrip(PruneRequest(limit: 100))
+        try roundTrip(PruneResponse(removed: 3))
+        // Every truncation of the new messages is refused too.
+        try WireMessageChecks.roundTrip(
+            PutOnceRequest(
+                uid: "u",
+                collection: "c",
+                key: "k",
+                value: ByteBuffer(),
+                op: "o",
+                attempt: "a",
+                requestDigest: [1]
+            )
+        )
+        try WireMessageChecks.roundTrip(
+            LookupPutResponse(recorded: PutDocumentResponse(version: 1, updatedAtMicroseconds: 5), document: nil)
+        )
+        try WireMessageChecks.roundTrip(LookupPutResponse(recorded: nil, document: document))
+        try WireMessageChecks.roundTrip(PruneRequest(limit: 10_000))
+    }
+
+    @Test(
+        "digests are 1–64 bytes, a lookup answer never carries both a result and a document, a prune limit is 1–10000"
+    )
+    func newCaps() {
+        func putOnce(digest: [UInt8]) -> ByteBuffer {
+            var body = ByteBuffer()
+            for text in ["u", "c", "k"] { body.writeLengthPrefixedString(text) }
+            body.writeLengthPrefixedBytes([UInt8]())
+            body.writeBool(false)
+            for text in ["op", "attempt"] { body.writeLengthPrefixedString(text) }
+            body.writeLengthPrefixedBytes(digest)
+            return body
+        }
+        #expect(throws: WireError.self) { try PutOnceRequest(decoding: putOnce(digest: [])) }
+        #expect(throws: WireError.self) {
+            try PutOnceRequest(decoding: putOnce(digest: Array(repeating: 1, count: 65)))
+        }
+        #expect(throws: Never.self) { try PutOnceRequest(decoding: putOnce(digest: Array(repeating: 1, count: 64))) }
+        var both = ByteBuffer()
+        both.writeBool(true)
+        PutDocumentResponse(version: 1, updatedAtMicroseconds: 0).encode(into: &both)
+        both.writeBool(true)
+        StoredDocument(collection: "c", key: "k", value: ByteBuffer(), version: 1, updatedAtMicroseconds: 0)
+            .encode(into: &both)
+        #expect(throws: WireError.invalidValue) { try LookupPutResponse(decoding: both) }
+        for limit: UInt64 in [0, 10_001] {
+            var body = ByteBuffer()
+            body.writeVarint(limit)
+            #expect(throws: WireError.invalidValue) { try PruneRequest(decoding: body) }
+        }
     }
 
     @Test("a page body is within its count cap, and an unknown policy byte is refused")
@@ -79,9 +161,10 @@ struct ContractTests {
         let ids = [
             UserDataMethods.put.id, UserDataMethods.get.id, UserDataMethods.list.id, UserDataMethods.delete.id,
             UserDataMethods.count.id, UserDataMethods.merge.id, UserDataMethods.deleteAll.id, UserDataMethods.export.id,
-            UserDataMethods.deleteAllBatch.id,
+            UserDataMethods.deleteAllBatch.id, UserDataMethods.putOnce.id, UserDataMethods.lookupPut.id,
+            UserDataMethods.prune.id,
         ]
-        #expect(ids == Array(0x0301...0x0309))
+        #expect(ids == Array(0x0301...0x030C))
         #expect(ids.allSatisfy { ServiceRange.userData.contains(methodID: $0) })
         #expect(Set(UserDataStatus.all.map(\.rawValue)).count == UserDataStatus.all.count)
         for status in UserDataStatus.all {

@@ -171,7 +171,10 @@ struct MergeTests {
         }
     }
 
-    @Test("deleteAll of the account also deletes the conflict lists that name its keys", arguments: TestEngine.allCases)
+    @Test(
+        "deleteAll of the account also deletes the records of the merges into it; the merged guest still takes no writes",
+        arguments: TestEngine.allCases
+    )
     func deleteAllForgetsConflicts(engine: TestEngine) async throws {
         try await withUserData(engine) { data async throws in
             let (guest, account) = try await seed(data)
@@ -179,9 +182,14 @@ struct MergeTests {
             #expect(report.listedConflicts.count == 2)
             let deleted = try await data.client.call(UserDataMethods.deleteAll, DeleteAllDocumentsRequest(uid: account))
             #expect(deleted.deleted == 6)
-            let replay = try await data.merge(guest, into: account, op: "op-forget", policy: .keepBoth)
-            #expect(replay.moved == report.moved && replay.keptBoth == 2 && replay.listedConflicts.isEmpty)
-            await expectStatus(UserDataStatus.uidMerged) { try await data.put(guest, "notes", "again", "x") }
+            #expect(try await data.rows("ud_merge_ops") == 0)
+            #expect(try await data.rows("ud_merge_conflicts") == 0)
+            // The merge's op row named both uids and went; the guest's refusal is now its own tombstone.
+            await expectStatus(UserDataStatus.uidDeleted) {
+                try await data.merge(guest, into: account, op: "op-forget", policy: .keepBoth)
+            }
+            await expectStatus(UserDataStatus.uidDeleted) { try await data.put(guest, "notes", "again", "x") }
+            #expect(try await data.rows("ud_deleted_uids") == 2)
         }
     }
 }

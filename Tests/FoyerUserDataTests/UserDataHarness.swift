@@ -5,6 +5,7 @@ import FoyerTestSupport
 import FoyerUserData
 import FoyerWire
 import NIOCore
+import SQLKit
 import Testing
 
 /// A running user-data service on a fresh database, a client of it, and its clock.
@@ -12,6 +13,8 @@ struct UserDataHarness: Sendable {
     let client: RPCClient
     let clock: TestClock
     let configuration: UserDataConfiguration
+    /// The service's database, for checks of what it stored.
+    let database: FoyerDatabase
 
     @discardableResult
     func put(
@@ -36,6 +39,58 @@ struct UserDataHarness: Sendable {
     @discardableResult
     func put(_ uid: String, _ collection: String, _ key: String, _ text: String) async throws -> PutDocumentResponse {
         try await put(uid, collection, key, ByteBuffer(string: text))
+    }
+
+    /// `putOnce` of a text value under `op`, as attempt `attempt`, with a digest of the text (the gateway's is of
+    /// the whole request; any bytes do for user-data).
+    @discardableResult
+    func putOnce(
+        _ uid: String,
+        _ collection: String,
+        _ key: String,
+        _ text: String,
+        expectedVersion: UInt64? = nil,
+        op: String,
+        attempt: String = "attempt-1"
+    ) async throws -> PutOnceResponse {
+        try await client.call(
+            UserDataMethods.putOnce,
+            PutOnceRequest(
+                uid: uid,
+                collection: collection,
+                key: key,
+                value: ByteBuffer(string: text),
+                expectedVersion: expectedVersion,
+                op: op,
+                attempt: attempt,
+                requestDigest: Array("\(collection)/\(key)=\(text)@\(expectedVersion.map(String.init) ?? "-")".utf8)
+            )
+        )
+    }
+
+    func deleteAll(_ uid: String) async throws -> UInt64 {
+        try await client.call(UserDataMethods.deleteAll, DeleteAllDocumentsRequest(uid: uid)).deleted
+    }
+
+    /// Prunes everything past its retention, `limit` rows of each kind per call, until a call removes nothing.
+    @discardableResult
+    func pruneAll(limit: UInt64 = 1000) async throws -> UInt64 {
+        var removed: UInt64 = 0
+        while true {
+            let answer = try await client.call(UserDataMethods.prune, PruneRequest(limit: limit))
+            removed += answer.removed
+            if answer.removed == 0 { return removed }
+        }
+    }
+
+    /// Rows of `table`, or of it that hold `uid` in `column`.
+    func rows(_ table: String, _ column: String? = nil, _ uid: String? = nil) async throws -> Int {
+        try await database.withConnection { sql in
+            let condition: SQLQueryString =
+                if let column, let uid { " WHERE \(ident: column) = \(bind: uid)" } else { "" }
+            return try await sql.raw("SELECT COUNT(*) AS n FROM \(ident: table)\(condition)").first()!
+                .decode(column: "n", as: Int.self)
+        }
     }
 
     func get(_ uid: String, _ collection: String, _ key: String) async throws -> StoredDocument? {
@@ -108,7 +163,9 @@ func withUserData<T: Sendable>(
             close: service.close
         ) {
             client in
-            try await body(UserDataHarness(client: client, clock: clock, configuration: configuration))
+            try await body(
+                UserDataHarness(client: client, clock: clock, configuration: configuration, database: database)
+            )
         }
     }
 }

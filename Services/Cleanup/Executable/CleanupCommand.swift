@@ -48,7 +48,10 @@ struct CleanupCommand: AsyncParsableCommand {
             "Batches each page of expired guests is split into, deleted at once, 1–64. (env: FOYER_CLEANUP_DELETION_CONCURRENCY; default: 8)"
     )
     var deletionConcurrency: Int?
-    @Option(help: "Days deletion records are kept. (env: FOYER_CLEANUP_RETENTION_DAYS; default: 400)")
+    @Option(
+        help:
+            "Days deletion records are kept; at least 24 months is the norm. (env: FOYER_CLEANUP_RETENTION_DAYS; default: 731)"
+    )
     var retentionDays: Int?
     @Option(
         help:

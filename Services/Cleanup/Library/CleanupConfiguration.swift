@@ -31,8 +31,12 @@ public struct CleanupConfiguration: Sendable {
     /// one batch call per step and service (one commit per step for the whole batch). Default 8: the steps are
     /// round trips to three services, so a few in flight keep them busy without crowding out clients' calls.
     public var deletionConcurrency: Int = 8
-    /// How long a deletion record is kept; older ones are removed by the sweep. Default 400 days.
-    public var recordRetention: Duration = .seconds(400 * 86_400)
+    /// How long a deletion record is kept; older ones are removed by the sweep. Default 731 days: at least 24
+    /// months whatever the day a record is made (two years hold a leap day at most once), the time a request to
+    /// delete must be answerable for (CCPA § 7101). A record holds no personal data: a keyed hash of the uid, the
+    /// reason and the time.
+    public static let defaultRecordRetention: Duration = .seconds(731 * 86_400)
+    public var recordRetention: Duration = CleanupConfiguration.defaultRecordRetention
     /// How long a replica's claim on an account keeps other replicas away. A claim older than this (its replica
     /// died mid-account) may be taken over. Longer than one account's deletion or merge can take. Default 5 minutes.
     public var claimLifetime: Duration = .seconds(300)

@@ -8,7 +8,7 @@ import ServiceLifecycle
 import Synchronization
 
 /// One sweep: finish accounts stuck in `merging` or `deleting`, delete guests idle past the TTL, drop deletion
-/// records past the retention. Every step is bounded (pages of `batchSize`, `pagesPerSweep` pages) and idempotent,
+/// records past the retention, and have user-data and guest-quota prune their records past theirs. Every step is bounded (pages of `batchSize`, `pagesPerSweep` pages) and idempotent,
 /// so a sweep that stops anywhere (an upstream down, a crash, a shutdown) leaves nothing the next one cannot finish.
 ///
 /// A failure on one account is counted and logged, and the sweep goes on with the next; a failure to list (identity
@@ -225,6 +225,35 @@ final class Sweeper: Sendable {
         } catch {
             logger.error("purging old records failed", metadata: ["error": "\(error)"])
             tally.fail("purging old records", error)
+        }
+        await pruneUpstream("user-data", operations.userData, UserDataMethods.prune)
+        await pruneUpstream("guest-quota", operations.guestQuota, GuestQuotaMethods.prune)
+    }
+
+    /// Asks `service` to remove its records past their retention (merge records, deletion tombstones, put and
+    /// consume keys: what still names a uid after the user is gone), `batchSize` rows of each kind per call, at
+    /// most `pagesPerSweep` calls. A failure is logged and not counted in the report: no account waits on it, and
+    /// the next sweep prunes what this one left.
+    private func pruneUpstream(
+        _ service: String,
+        _ client: RPCClient,
+        _ method: RPCMethod<PruneRequest, PruneResponse>
+    ) async {
+        var removed: UInt64 = 0
+        do {
+            for _ in 0..<configuration.pagesPerSweep {
+                let answer = try await client.call(method, PruneRequest(limit: UInt64(configuration.batchSize)))
+                removed += answer.removed
+                if answer.removed == 0 || shouldStop { break }
+            }
+        } catch {
+            logger.warning(
+                "pruning \(service)'s expired records failed; the next sweep goes on",
+                metadata: ["error": "\(error)"]
+            )
+        }
+        if removed > 0 {
+            logger.debug("pruned \(service)'s expired records", metadata: ["pruned": "\(removed)"])
         }
     }
 

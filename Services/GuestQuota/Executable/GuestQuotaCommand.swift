@@ -26,6 +26,11 @@ struct GuestQuotaCommand: AsyncParsableCommand {
     var signupsPerHour: Int?
     @Option(help: "Most guests alive at once across the cluster. (env: FOYER_LIVE_GUESTS_MAX; default: 1000000)")
     var liveGuestsMax: Int?
+    @Option(
+        help:
+            "Days a merge's record (it names both uids) is kept; as user-data's. (env: FOYER_MERGE_RECORD_RETENTION_DAYS; default: 7)"
+    )
+    var mergeRecordRetentionDays: Int?
 
     func run() async throws {
         let startup = try ServiceStartup(service: "guest-quota", defaultPort: 7402, options: common)
@@ -41,6 +46,9 @@ struct GuestQuotaCommand: AsyncParsableCommand {
             configuration.signupBurstPerSource = value
         }
         if let value = try Self.number(liveGuestsMax, "FOYER_LIVE_GUESTS_MAX") { configuration.liveGuestsMax = value }
+        if let days = try Self.number(mergeRecordRetentionDays, "FOYER_MERGE_RECORD_RETENTION_DAYS") {
+            configuration.mergeRecordRetention = .seconds(days * 86_400)
+        }
         let service = try await GuestQuotaService.make(
             configuration: configuration,
             server: startup.serverConfiguration(),

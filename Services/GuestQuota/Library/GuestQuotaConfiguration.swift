@@ -25,6 +25,9 @@ public struct GuestQuotaConfiguration: Sendable {
     public var guestCapRetryAfter: Duration = .seconds(300)
     /// How long a consume's idempotency key is remembered (for retries and refunds). Default 24 hours.
     public var idempotencyRetention: Duration = .seconds(24 * 3600)
+    /// How long a merge's record (its op row, which names both uids) is kept before it is pruned: longer than any
+    /// retry or recovery of the merge can come. Keep it equal to user-data's. Default 7 days; at least a minute.
+    public var mergeRecordRetention: Duration = .seconds(7 * 86_400)
     /// The clock (sign-up buckets, record times). Tests inject a manual one.
     public var now: @Sendable () -> Date = { Date() }
     /// Test only: fails chosen operations once, right after their transaction committed, so that tests can check
@@ -75,6 +78,9 @@ public struct GuestQuotaConfiguration: Sendable {
         }
         guard idempotencyRetention >= .seconds(60) else {
             throw GuestQuotaConfigurationError.invalidSetting("idempotencyRetention must be at least a minute")
+        }
+        guard mergeRecordRetention >= .seconds(60) else {
+            throw GuestQuotaConfigurationError.invalidSetting("mergeRecordRetention must be at least a minute")
         }
     }
 }

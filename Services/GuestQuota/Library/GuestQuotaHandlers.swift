@@ -47,6 +47,11 @@ struct GuestQuotaHandlers: Sendable {
                 return try await store.refund(uid: request.uid, key: request.idempotencyKey)
             }
         }
+        router.register(GuestQuotaMethods.prune) { request, _ in
+            try await answer {
+                PruneResponse(removed: UInt64(try await store.pruneExpiredRows(limit: Int(request.limit))))
+            }
+        }
         router.register(GuestQuotaMethods.release) { request, _ in
             try await answer {
                 try checkUID(request.uid)

@@ -189,13 +189,13 @@ extension GuestQuotaStore {
         try await sql.raw("DELETE FROM gq_consumptions WHERE uid = \(bind: uid)").run()
     }
 
-    /// Deletes the account, its counters and its consume records; idempotent.
+    /// Deletes the account, its counters, its consume records and its merge records; idempotent.
     func deleteAll(uid: String) async throws -> QuotaDeleteAllResponse {
         try await deleteAll(uids: [uid])[0]
     }
 
     /// `deleteAll` of every uid in one transaction, answered in the order of `uids` (a uid listed twice is found
-    /// the first time only).
+    /// the first time only). Also deletes the records of the merges the uids took part in.
     func deleteAll(uids: [String]) async throws -> [QuotaDeleteAllResponse] {
         let answers = try await write { sql -> [QuotaDeleteAllResponse] in
             let rows = try await sql.raw(
@@ -209,6 +209,10 @@ extension GuestQuotaStore {
             if guests > 0 { try await adjustCensus(sql, by: -Int64(guests)) }
             try await sql.raw("DELETE FROM gq_usage WHERE uid IN (\(binds: uids))").run()
             try await sql.raw("DELETE FROM gq_consumptions WHERE uid IN (\(binds: uids))").run()
+            // The merges they took part in name them; a merge retried afterwards finds no account and adds nothing.
+            try await sql.raw(
+                "DELETE FROM gq_merges WHERE from_uid IN (\(binds: uids)) OR to_uid IN (\(binds: uids))"
+            ).run()
             return uids.map { uid in
                 let plan = plans.removeValue(forKey: uid)
                 return QuotaDeleteAllResponse(existed: plan != nil, wasGuest: plan == configuration.guestPlan)

@@ -131,8 +131,9 @@ extension GuestQuotaStore {
         }
     }
 
-    /// Undoes the consume made with `key`, at most once. An unknown key is recorded as refunded, so a consume that
-    /// arrives late with that key is refused instead of counted.
+    /// Undoes the consume made with `key`, at most once. An unknown key of an existing account is recorded as
+    /// refunded, so a consume that arrives late with that key is refused instead of counted; without an account
+    /// nothing is recorded (a consume would be refused `account-not-found` anyway).
     func refund(uid: String, key: String) async throws -> RefundResponse {
         let now = configuration.now()
         let answer = try await write { sql -> RefundResponse in
@@ -153,6 +154,11 @@ extension GuestQuotaStore {
                     """
                 ).run()
                 return RefundResponse(outcome: .refunded, usage: try await usage(sql, uid: uid, counter: counter))
+            }
+            // No account, no consume can count under the key later: nothing to remember (nothing is kept of a uid
+            // after its deletion, even when a refund comes late).
+            guard try await sql.raw("SELECT uid FROM gq_accounts WHERE uid = \(bind: uid)").first() != nil else {
+                return RefundResponse(outcome: .notFound, usage: nil)
             }
             let tombstone = try await sql.raw(
                 """

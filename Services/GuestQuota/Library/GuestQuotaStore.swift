@@ -13,7 +13,7 @@ import Synchronization
 /// - `gq_usage`: what each account used of each counter.
 /// - `gq_consumptions`: one row per counted idempotency key (and per refunded unknown key), for retries and
 ///   refunds; kept for `idempotencyRetention`.
-/// - `gq_merges`: one row per merge op id, with the answer it gave.
+/// - `gq_merges`: one row per merge op id, with the answer it gave; kept for `mergeRecordRetention`.
 /// - `gq_signup_buckets`: a token bucket per sign-up source.
 /// - `gq_guest_census`: one row holding the number of live guests.
 final class GuestQuotaStore: Sendable {
@@ -84,7 +84,12 @@ final class GuestQuotaStore: Sendable {
                 "CREATE TABLE gq_guest_census (id BIGINT PRIMARY KEY, live_guests BIGINT NOT NULL)",
                 "INSERT INTO gq_guest_census (id, live_guests) VALUES (1, 0)",
             ]
-        }
+        },
+        Migration(
+            version: 2,
+            name: "merge records by time, for their pruning",
+            statements: ["CREATE INDEX gq_merges_merged_at ON gq_merges (merged_at)"]
+        ),
     ]
 
     func migrate() async throws {
@@ -150,40 +155,55 @@ final class GuestQuotaStore: Sendable {
 
     // MARK: Maintenance
 
-    /// Every `maintenanceInterval` calls, deletes a few expired consume records and full sign-up buckets, in a
-    /// transaction of its own (a failure is logged, never reported to the caller).
+    /// Every `maintenanceInterval` calls, deletes a few expired consume records, full sign-up buckets and old merge
+    /// records, in a transaction of its own (a failure is logged, never reported to the caller).
     func maintainOccasionally() async {
         let count = calls.wrappingAdd(1, ordering: .relaxed).newValue
         guard count % Self.maintenanceInterval == 0 else { return }
         do {
-            try await pruneExpiredRows()
+            _ = try await pruneExpiredRows(limit: Self.maintenanceBatch)
         } catch {
             logger.warning("pruning old rows failed", metadata: ["error": "\(String(reflecting: error))"])
         }
     }
 
-    func pruneExpiredRows() async throws {
+    /// Deletes, oldest first and at most `limit` of each, consume records older than `idempotencyRetention`,
+    /// sign-up buckets untouched for longer than a full refill (a full bucket is the same as none), and merge
+    /// records older than `mergeRecordRetention` (they name both uids; a merge retried after that finds the guest's
+    /// account gone and adds nothing). Returns how many rows went.
+    func pruneExpiredRows(limit: Int) async throws -> Int {
         let now = configuration.now()
-        let retention = Double(configuration.idempotencyRetention.components.seconds)
-        let keysBefore = now.addingTimeInterval(-retention)
+        let keysBefore = now.addingTimeInterval(-Double(configuration.idempotencyRetention.components.seconds))
         // A bucket untouched for longer than a full refill is full: the same as no row.
         let refill = Double(configuration.signupBurstPerSource) / signupRatePerSecond
         let bucketsBefore = now.addingTimeInterval(-refill)
-        try await database.transaction { sql in
-            try await sql.raw(
+        let mergesBefore = now.addingTimeInterval(-Double(configuration.mergeRecordRetention.components.seconds))
+        return try await database.transaction { sql in
+            let keys = try await sql.raw(
                 """
                 DELETE FROM gq_consumptions WHERE (uid, idempotency_key) IN (
                     SELECT uid, idempotency_key FROM gq_consumptions
-                    WHERE created_at < \(SQLTimestamp(keysBefore)) LIMIT \(literal: Self.maintenanceBatch))
+                    WHERE created_at < \(SQLTimestamp(keysBefore)) LIMIT \(literal: limit))
+                RETURNING uid
                 """
-            ).run()
-            try await sql.raw(
+            ).all().count
+            let buckets = try await sql.raw(
                 """
                 DELETE FROM gq_signup_buckets WHERE source IN (
                     SELECT source FROM gq_signup_buckets
-                    WHERE updated_at < \(SQLTimestamp(bucketsBefore)) LIMIT \(literal: Self.maintenanceBatch))
+                    WHERE updated_at < \(SQLTimestamp(bucketsBefore)) LIMIT \(literal: limit))
+                RETURNING source
                 """
-            ).run()
+            ).all().count
+            let merges = try await sql.raw(
+                """
+                DELETE FROM gq_merges WHERE op IN (
+                    SELECT op FROM gq_merges WHERE merged_at < \(SQLTimestamp(mergesBefore))
+                    ORDER BY merged_at LIMIT \(literal: limit))
+                RETURNING op
+                """
+            ).all().count
+            return keys + buckets + merges
         }
     }
 

@@ -17,6 +17,16 @@ struct UserDataCommand: AsyncParsableCommand {
 
     @Option(help: "Largest document value in bytes. (env: FOYER_VALUE_BYTES_MAX; default: 262144)")
     var valueBytesMax: Int?
+    @Option(
+        help:
+            "Seconds a deleted user's uid keeps refusing writes; above identity's access-token lifetime. (env: FOYER_DELETION_TOMBSTONE_SECONDS; default: 86400)"
+    )
+    var deletionTombstoneSeconds: Int?
+    @Option(
+        help:
+            "Days a finished merge's records (they name both uids) are kept; as guest-quota's. (env: FOYER_MERGE_RECORD_RETENTION_DAYS; default: 7)"
+    )
+    var mergeRecordRetentionDays: Int?
 
     func run() async throws {
         let startup = try ServiceStartup(service: "user-data", defaultPort: 7403, options: common)
@@ -24,13 +34,19 @@ struct UserDataCommand: AsyncParsableCommand {
         try await startup.prepareDatabase()
         var configuration = UserDataConfiguration(database: startup.database)
         configuration.now = startup.now
-        if let flag = valueBytesMax {
-            configuration.valueByteCountMax = flag
-        } else if let text = ServiceOptions.environment("FOYER_VALUE_BYTES_MAX") {
-            guard let value = Int(text), value > 0 else {
-                throw ValidationError("FOYER_VALUE_BYTES_MAX must be a positive number")
-            }
+        if let value = try Self.number(valueBytesMax, "FOYER_VALUE_BYTES_MAX") {
             configuration.valueByteCountMax = value
+        }
+        if let seconds = try Self.number(deletionTombstoneSeconds, "FOYER_DELETION_TOMBSTONE_SECONDS") {
+            configuration.deletionTombstoneLifetime = .seconds(seconds)
+        }
+        if let days = try Self.number(mergeRecordRetentionDays, "FOYER_MERGE_RECORD_RETENTION_DAYS") {
+            configuration.mergeRecordRetention = .seconds(days * 86_400)
+        }
+        do {
+            try configuration.validate()
+        } catch let error as UserDataConfigurationError {
+            throw ValidationError(error.message)
         }
         let service = try await UserDataService.make(
             configuration: configuration,
@@ -44,5 +60,13 @@ struct UserDataCommand: AsyncParsableCommand {
             throw error
         }
         try await service.close()
+    }
+
+    /// A flag's value, else the environment variable's (a positive whole number), else nil.
+    static func number(_ flag: Int?, _ variable: String) throws -> Int? {
+        if let flag { return flag }
+        guard let text = ServiceOptions.environment(variable) else { return nil }
+        guard let value = Int(text), value > 0 else { throw ValidationError("\(variable) must be a positive number") }
+        return value
     }
 }

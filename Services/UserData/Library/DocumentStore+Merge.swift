@@ -11,6 +11,10 @@ extension DocumentStore {
     /// commits its moves together with the totals, so a retry after a crash goes on with the documents still
     /// under the guest and nothing is moved twice. Once the op is done, a retry answers the same report. While
     /// and after the merge the guest takes no writes (`uid-merged`), so no write can land behind it.
+    ///
+    /// The op's records are pruned `mergeRecordRetention` after it finished. A retry after that claims the op
+    /// afresh and finds nothing left under the guest (it moved, and the guest took no writes meanwhile), so it moves
+    /// nothing: it answers an empty report rather than the first one, but never merges twice.
     func merge(from guest: String, to account: String, op: String, policy: MergePolicy) async throws -> MergeReport {
         guard guest != account else { throw UserDataError.mergeIntoSelf }
         while true {
@@ -65,6 +69,10 @@ extension DocumentStore {
         let now = configuration.now()
         return try await write { sql in
             try await lockUsers(sql, [guest, account], exclusive: true)
+            // Nothing moves into a deleted account (its documents would outlive its deletion), nor out of a deleted
+            // guest; checked in every batch, so a deletion that starts during the merge stops it.
+            try await checkNotDeleted(sql, account)
+            try await checkNotDeleted(sql, guest)
             var totals = try await claim(sql, op: op, from: guest, to: account, policy: policy, now: now)
             if totals.done { return .done(try await report(sql, op: op, totals: totals)) }
             let batch = try await guestBatch(sql, guest: guest)
@@ -73,6 +81,8 @@ extension DocumentStore {
                 try await sql.raw(
                     "UPDATE ud_merge_ops SET done = \(bind: true), finished_at = \(SQLTimestamp(now)) WHERE op = \(bind: op)"
                 ).run()
+                // The guest takes no more writes, so its put records can answer no retry: they go with the merge.
+                try await sql.raw("DELETE FROM ud_put_ops WHERE uid = \(bind: guest)").run()
                 logger.info(
                     "merged documents",
                     metadata: [

@@ -4,6 +4,7 @@ import FoyerStorage
 import Logging
 import NIOCore
 import SQLKit
+import Synchronization
 
 /// user-data's tables and the transactions over them. Several processes may share a PostgreSQL database.
 ///
@@ -12,6 +13,10 @@ import SQLKit
 ///   keys sort bytewise on both engines (`COLLATE "C"` on PostgreSQL, SQLite's default BINARY).
 /// - `ud_merge_ops`: one row per merge op id: the pair, the policy, whether it is done, and its running totals.
 /// - `ud_merge_conflicts`: every conflict a merge resolved, in order, for its report.
+/// - `ud_deleted_uids`: a tombstone per deleted uid, which refuses its writes until it expires.
+/// - `ud_put_ops`: the result of each `putOnce` op, per uid, for its retries.
+///
+/// Merge records, tombstones and put records are pruned after their retention (`DocumentStore+Retention.swift`).
 ///
 /// Writers of one uid and a merge or deleteAll of it exclude each other on PostgreSQL with transaction-scoped
 /// advisory locks keyed by the uid (shared for single-document writes, exclusive for merge and deleteAll batches);
@@ -20,6 +25,8 @@ final class DocumentStore: Sendable {
     let database: FoyerDatabase
     let configuration: UserDataConfiguration
     let logger: Logger
+    /// Counts `putOnce` calls, so that expired records are pruned every `maintenanceInterval` of them.
+    let calls = Atomic<UInt64>(0)
 
     static let serviceName = "user-data"
 
@@ -76,7 +83,32 @@ final class DocumentStore: Sendable {
                 )
                 """,
             ]
-        }
+        },
+        Migration(version: 2, name: "deletion tombstones, put records, merge ops by start") { engine in
+            [
+                """
+                CREATE TABLE ud_deleted_uids (
+                    uid TEXT PRIMARY KEY,
+                    deleted_at BIGINT NOT NULL
+                )
+                """,
+                "CREATE INDEX ud_deleted_uids_deleted_at ON ud_deleted_uids (deleted_at)",
+                """
+                CREATE TABLE ud_put_ops (
+                    uid TEXT NOT NULL,
+                    op TEXT NOT NULL,
+                    attempt TEXT NOT NULL,
+                    request_digest \(engine.binaryColumnType) NOT NULL,
+                    version BIGINT NOT NULL,
+                    updated_at BIGINT NOT NULL,
+                    recorded_at BIGINT NOT NULL,
+                    PRIMARY KEY (uid, op)
+                )
+                """,
+                "CREATE INDEX ud_put_ops_recorded_at ON ud_put_ops (recorded_at)",
+                "CREATE INDEX ud_merge_ops_started_at ON ud_merge_ops (started_at)",
+            ]
+        },
     ]
 
     func migrate() async throws {
@@ -110,11 +142,21 @@ final class DocumentStore: Sendable {
         return Int64(bitPattern: hash)
     }
 
-    /// Refuses writes to a uid that was merged (or is being merged) into an account.
-    func checkNotMerged(_ sql: any SQLDatabase, _ uid: String) async throws {
+    /// Refuses writes to a uid whose documents were deleted (its tombstone is still there) or that was merged (or
+    /// is being merged) into an account.
+    func checkWritable(_ sql: any SQLDatabase, _ uid: String) async throws {
+        try await checkNotDeleted(sql, uid)
         let merged = try await sql.raw("SELECT op FROM ud_merge_ops WHERE from_uid = \(bind: uid) LIMIT 1").first()
         if merged != nil {
             throw UserDataError.uidMerged("uid \(uid) was merged into an account and takes no more writes")
+        }
+    }
+
+    /// Refuses a uid that `deleteAll` deleted (or is deleting) while its tombstone lasts.
+    func checkNotDeleted(_ sql: any SQLDatabase, _ uid: String) async throws {
+        let deleted = try await sql.raw("SELECT uid FROM ud_deleted_uids WHERE uid = \(bind: uid)").first()
+        if deleted != nil {
+            throw UserDataError.uidDeleted("the documents of uid \(uid) were deleted; it takes no more writes")
         }
     }
 

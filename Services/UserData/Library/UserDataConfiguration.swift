@@ -22,6 +22,20 @@ public struct UserDataConfiguration: Sendable {
     public var mergeBatchSize: Int = 200
     /// Documents deleted per `deleteAll` transaction. Default 500.
     public var deleteBatchSize: Int = 500
+    /// How long a deleted uid keeps refusing writes (`uid-deleted`) after its latest `deleteAll`, before `prune`
+    /// removes its tombstone. It must outlast every write that can still be on its way when a deletion starts: an
+    /// access token of the user stays valid for identity's `accessTokenLifetime` (15 minutes by default), plus the
+    /// clock skew and a call's deadline. Default 24 hours; at least one minute.
+    public var deletionTombstoneLifetime: Duration = .seconds(24 * 3600)
+    /// How long a merge's records (its op row, which names both uids, and its conflict list) are kept after the
+    /// merge finished (or, if it never did, started), before `prune` removes them. Longer than any retry or
+    /// recovery of the merge can come (cleanup finishes interrupted merges within its recovery grace, 15 minutes
+    /// by default; a retry of a finished merge needs the guest's access token, which expires in 15 minutes). Keep
+    /// it equal to guest-quota's. Default 7 days; at least one minute.
+    public var mergeRecordRetention: Duration = .seconds(7 * 86_400)
+    /// How long a `putOnce` op is remembered for its retries. Default 24 hours (as guest-quota's consume keys);
+    /// at least one minute.
+    public var putRecordRetention: Duration = .seconds(24 * 3600)
     /// The clock (update times). Tests inject a manual one.
     public var now: @Sendable () -> Date = { Date() }
     /// Test only: interrupts a merge or a deleteAll once after a number of committed batches, as a crash would.
@@ -52,6 +66,12 @@ public struct UserDataConfiguration: Sendable {
         )
         try check((1...10_000).contains(mergeBatchSize), "mergeBatchSize must be between 1 and 10000")
         try check((1...10_000).contains(deleteBatchSize), "deleteBatchSize must be between 1 and 10000")
+        for (name, retention) in [
+            ("deletionTombstoneLifetime", deletionTombstoneLifetime), ("mergeRecordRetention", mergeRecordRetention),
+            ("putRecordRetention", putRecordRetention),
+        ] {
+            try check(retention >= .seconds(60), "\(name) must be at least a minute")
+        }
     }
 }
 

@@ -7,7 +7,7 @@ import NIOCore
 struct UserDataError: Error, CustomStringConvertible {
     enum Code: Hashable, Sendable {
         case invalidArgument, invalidKey, invalidCollection, valueTooLarge, versionMismatch, pageSizeTooLarge
-        case invalidCursor, mergeIntoSelf, opConflict, uidMerged
+        case invalidCursor, mergeIntoSelf, opConflict, uidMerged, uidDeleted
     }
 
     let code: Code
@@ -49,6 +49,7 @@ struct UserDataError: Error, CustomStringConvertible {
     static let mergeIntoSelf = Self(code: .mergeIntoSelf, message: "a merge needs two different uids")
     static func opConflict(_ message: String) -> Self { Self(code: .opConflict, message: message) }
     static func uidMerged(_ message: String) -> Self { Self(code: .uidMerged, message: message) }
+    static func uidDeleted(_ message: String) -> Self { Self(code: .uidDeleted, message: message) }
 
     /// The wire form: the one place where user-data's refusals become statuses.
     var rpcError: RPCError {
@@ -64,6 +65,7 @@ struct UserDataError: Error, CustomStringConvertible {
             case .mergeIntoSelf: UserDataStatus.mergeIntoSelf
             case .opConflict: UserDataStatus.opConflict
             case .uidMerged: UserDataStatus.uidMerged
+            case .uidDeleted: UserDataStatus.uidDeleted
             }
         return RPCError(status, message, details: details)
     }

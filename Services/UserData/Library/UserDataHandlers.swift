@@ -67,11 +67,7 @@ struct UserDataHandlers: Sendable {
             try await answer {
                 try checkUID(request.fromUID)
                 try checkUID(request.toUID)
-                guard UserDataLimits.isValidOperationID(request.op) else {
-                    throw UserDataError.invalidArgument(
-                        "op must be 1-\(UserDataLimits.operationIDByteCountMax) bytes of printable ASCII"
-                    )
-                }
+                try checkOperationID(request.op)
                 return try await store.merge(
                     from: request.fromUID,
                     to: request.toUID,
@@ -91,6 +87,26 @@ struct UserDataHandlers: Sendable {
                 try checkBatch(request.elements)
                 for element in request.elements { try checkUID(element.uid) }
                 return Batch(try await store.deleteAll(uids: request.elements.map(\.uid)))
+            }
+        }
+        router.register(UserDataMethods.putOnce) { request, _ in
+            try await answer {
+                try checkDocument(uid: request.uid, collection: request.collection, key: request.key)
+                try checkOperationID(request.op)
+                try checkOperationID(request.attempt)
+                return try await store.putOnce(request)
+            }
+        }
+        router.register(UserDataMethods.lookupPut) { request, _ in
+            try await answer {
+                try checkDocument(uid: request.uid, collection: request.collection, key: request.key)
+                try checkOperationID(request.op)
+                return try await store.lookupPut(request)
+            }
+        }
+        router.register(UserDataMethods.prune) { request, _ in
+            try await answer {
+                PruneResponse(removed: UInt64(try await store.prune(limit: Int(request.limit))))
             }
         }
         router.register(UserDataMethods.export) { request, _ in
@@ -124,6 +140,14 @@ struct UserDataHandlers: Sendable {
     private func checkUID(_ uid: String) throws(UserDataError) {
         guard UserDataLimits.isValidUID(uid) else {
             throw .invalidArgument("uid must be 1-\(UserDataLimits.uidByteCountMax) bytes of A-Z a-z 0-9 _ -")
+        }
+    }
+
+    private func checkOperationID(_ op: String) throws(UserDataError) {
+        guard UserDataLimits.isValidOperationID(op) else {
+            throw .invalidArgument(
+                "op ids must be 1-\(UserDataLimits.operationIDByteCountMax) bytes of printable ASCII"
+            )
         }
     }
 

@@ -80,4 +80,11 @@ public enum GuestQuotaMethods {
         name: "guest-quota.stats",
         idempotent: true
     )
+    /// Removes records past their retention: consume keys, full sign-up buckets, merge records (cleanup's sweep;
+    /// the service also prunes a few every 64th consume, refund or admission).
+    public static let prune = RPCMethod<PruneRequest, PruneResponse>(
+        id: 0x020D,
+        name: "guest-quota.prune",
+        idempotent: true
+    )
 }

@@ -25,7 +25,7 @@ public struct QuotaUsageResponse: WireMessage, Hashable {
         let counterCount = try buffer.readCount(
             "usage.counters",
             maxCount: GuestQuotaLimits.entriesMax,
-            minElementBytes: 5
+            minElementBytes: 4  // an empty name and three one-byte varints
         )
         counters = []
         counters.reserveCapacity(counterCount)
@@ -33,7 +33,7 @@ public struct QuotaUsageResponse: WireMessage, Hashable {
         let featureCount = try buffer.readCount(
             "usage.features",
             maxCount: GuestQuotaLimits.entriesMax,
-            minElementBytes: 3
+            minElementBytes: 2  // an empty name and a bool
         )
         features = []
         features.reserveCapacity(featureCount)

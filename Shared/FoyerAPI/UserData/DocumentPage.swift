@@ -18,7 +18,8 @@ public struct DocumentPage: WireMessage, Hashable {
     }
 
     public init(from buffer: inout ByteBuffer) throws(WireError) {
-        let count = try buffer.readCount("page.documents", maxCount: UserDataLimits.pageSizeLimit, minElementBytes: 13)
+        // The smallest document: empty collection, key and value (a byte each), a one-byte version, an i64.
+        let count = try buffer.readCount("page.documents", maxCount: UserDataLimits.pageSizeLimit, minElementBytes: 12)
         documents = []
         documents.reserveCapacity(count)
         for _ in 0..<count { documents.append(try StoredDocument(from: &buffer)) }

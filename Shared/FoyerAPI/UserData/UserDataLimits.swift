@@ -22,6 +22,8 @@ public enum UserDataLimits {
     public static let cursorByteCountMax = 1024
     /// An op id: 1–128 bytes of printable ASCII (`0x21`–`0x7E`).
     public static let operationIDByteCountMax = 128
+    /// A caller's digest of a `putOnce` request: 1–64 bytes (SHA-256 and SHA-512 fit).
+    public static let requestDigestByteCountMax = 64
     /// Most documents in one page (a server's configured page size is at most this).
     public static let pageSizeLimit = 1000
     /// Most conflicts listed one by one in a merge report (the counts are always complete).

@@ -61,4 +61,24 @@ public enum UserDataMethods {
         name: "user-data.export",
         idempotent: true
     )
+    /// `put` once per (uid, op): a retry of the op answers the first write's result and writes nothing, even if
+    /// the document changed since.
+    public static let putOnce = RPCMethod<PutOnceRequest, PutOnceResponse>(
+        id: 0x030A,
+        name: "user-data.putOnce",
+        idempotent: true
+    )
+    /// Whether an op already wrote (its result), or else the document as it stands: what the gateway asks before
+    /// it charges the quota for a `putOnce`.
+    public static let lookupPut = RPCMethod<LookupPutRequest, LookupPutResponse>(
+        id: 0x030B,
+        name: "user-data.lookupPut",
+        idempotent: true
+    )
+    /// Removes records past their retention: deletion tombstones, merge records, put records (cleanup's sweep).
+    public static let prune = RPCMethod<PruneRequest, PruneResponse>(
+        id: 0x030C,
+        name: "user-data.prune",
+        idempotent: true
+    )
 }

@@ -19,16 +19,20 @@ public enum UserDataStatus {
     public static let invalidCursor = RPCStatus(rawValue: 0x3306)
     /// A merge whose source and target are the same uid. Details: none.
     public static let mergeIntoSelf = RPCStatus(rawValue: 0x3307)
-    /// The op id was already used for another (from, to, policy). Details: none.
+    /// The op id was already used for another (from, to, policy), or (`putOnce`, `lookupPut`) for another write.
+    /// Details: none.
     public static let opConflict = RPCStatus(rawValue: 0x3308)
     /// The uid was merged into an account (or is being merged): it takes no more writes and cannot be merged
     /// elsewhere or merged into. Details: none.
     public static let uidMerged = RPCStatus(rawValue: 0x3309)
+    /// Everything of the uid was deleted (or is being deleted): it takes no more writes, and no merge into it or
+    /// from it, until the deletion's tombstone expires (`deletionTombstoneLifetime`). Details: none.
+    public static let uidDeleted = RPCStatus(rawValue: 0x330A)
 
     /// Every status above, for documentation and logs.
     public static let all: [RPCStatus] = [
         invalidKey, invalidCollection, valueTooLarge, versionMismatch, pageSizeTooLarge, invalidCursor,
-        mergeIntoSelf, opConflict, uidMerged,
+        mergeIntoSelf, opConflict, uidMerged, uidDeleted,
     ]
 
     /// The status's name as the README spells it (`version-mismatch`), or `nil` for another service's status.
@@ -43,6 +47,7 @@ public enum UserDataStatus {
         case mergeIntoSelf: "merge-into-self"
         case opConflict: "op-conflict"
         case uidMerged: "uid-merged"
+        case uidDeleted: "uid-deleted"
         default: nil
         }
     }
