@@ -37,6 +37,8 @@ public struct IDTokenClaims: Encodable, Sendable {
     public var email: String?
     public var email_verified: Flag?
     public var hd: String?
+    /// The token's id (Google's tokens have one, Apple's do not).
+    public var jti: String?
 
     public init(
         iss: String,
@@ -48,7 +50,8 @@ public struct IDTokenClaims: Encodable, Sendable {
         nonce: String? = nil,
         email: String? = nil,
         email_verified: Flag? = nil,
-        hd: String? = nil
+        hd: String? = nil,
+        jti: String? = nil
     ) {
         self.iss = iss
         self.sub = sub
@@ -60,6 +63,7 @@ public struct IDTokenClaims: Encodable, Sendable {
         self.email = email
         self.email_verified = email_verified
         self.hd = hd
+        self.jti = jti
     }
 }
 

@@ -20,7 +20,8 @@ struct ConfigurationTests {
         #expect(configuration.refreshReuseGrace == .seconds(30))
         #expect(configuration.password.scrypt == ScryptParameters(logN: 17, r: 8, p: 1, maxMemoryBytes: 256 << 20))
         #expect(configuration.emailLink.lifetime == .seconds(600))
-        #expect(configuration.mailer == .outbox)
+        #expect(configuration.mailer == .disabled && !configuration.localMode)
+        #expect(configuration.emailLink.outboxRetention == .seconds(3600))
         #expect(configuration.apple == nil && configuration.google == nil)
         let apple = ProviderSettings.apple(audiences: ["com.example"])
         #expect(
@@ -41,6 +42,17 @@ struct ConfigurationTests {
             ("no audiences", { $0.apple = ProviderSettings(issuers: ["i"], audiences: [], keys: .file("/x")) }),
             ("bad key URL", { $0.google = ProviderSettings(issuers: ["i"], audiences: ["a"], keys: .url("ftp://x")) }),
             ("empty issuer", { $0.issuer = "" }),
+            (
+                "the outbox outside local mode",
+                {
+                    $0.mailer = .outbox
+                    $0.localMode = false
+                }
+            ),
+            ("SMTP credentials without TLS", { $0.mailer = .smtp(Self.smtp(.none, credentials: true)) }),
+            ("SMTP user without password", { $0.mailer = .smtp(Self.smtp(.startTLS, credentials: false, user: "u")) }),
+            ("an empty webhook secret", { $0.mailer = .webhook(url: "https://mail.example/hook", secret: "") }),
+            ("a sender that is no address", { $0.emailLink.sender = "Foyer <nobody>" }),
         ]
         try await withTestDatabase(.sqlite) { database in
             for (name, breakIt) in broken {
@@ -56,6 +68,17 @@ struct ConfigurationTests {
                 }
             }
         }
+    }
+
+    private static func smtp(
+        _ security: SMTPSettings.Security,
+        credentials: Bool,
+        user: String? = nil
+    ) -> SMTPSettings {
+        var settings = SMTPSettings(host: "smtp.example.com", security: security)
+        settings.username = credentials ? "user" : user
+        settings.password = credentials ? "password" : nil
+        return settings
     }
 
     @Test("make opens and migrates the configured database, serves, and close() closes it")

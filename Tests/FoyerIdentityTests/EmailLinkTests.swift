@@ -203,43 +203,4 @@ struct EmailLinkTests {
             )
         }
     }
-
-    @Test(
-        "Proving an address by link removes a password someone set on it without proof (pre-hijacking)",
-        arguments: [TestEngine.sqlite]
-    )
-    func preHijacking(engine: TestEngine) async throws {
-        try await withIdentity(engine) { identity in
-            let attacker = try await identity.newGuest()
-            let planted = try await identity.call(
-                IdentityMethods.linkPassword,
-                LinkPasswordRequest(uid: attacker.uid, email: "victim@example.com", password: "attacker knows this")
-            )
-            identity.clock.advance(by: .seconds(2))
-            let victim = LinkVerifier()
-            let token = try await identity.requestLink("victim@example.com", verifier: victim)
-            let session = try await identity.completeLink(token, verifier: victim.verifier)
-            #expect(session.uid == attacker.uid)
-            #expect(
-                await status {
-                    try await identity.call(
-                        IdentityMethods.signInWithPassword,
-                        PasswordSignInRequest(email: "victim@example.com", password: "attacker knows this")
-                    )
-                } == IdentityStatus.invalidCredentials
-            )
-            #expect(
-                await status {
-                    try await identity.call(
-                        IdentityMethods.refreshSession,
-                        RefreshSessionRequest(refreshToken: planted.refreshToken)
-                    )
-                } == IdentityStatus.tokenRevoked
-            )
-            _ = try await identity.call(
-                IdentityMethods.verifyAccessToken,
-                VerifyAccessTokenRequest(accessToken: session.accessToken)
-            )
-        }
-    }
 }

@@ -60,28 +60,23 @@ struct GuestSignInTests {
         try await withIdentity(engine) { identity in
             let key = randomKey()
             let first = try await identity.call(IdentityMethods.createGuest, CreateGuestRequest(idempotencyKey: key))
-            // The first response was "lost": the retry gets the same guest, a fresh session, and the lost session
-            // is revoked so one key never holds two live sessions.
+            // The first response was "lost", or another client holds the same key: the retry gets the same guest
+            // and a session of its own, beside the first, which stays live (GuestKeyTests has the cap).
             let retry = try await identity.call(IdentityMethods.createGuest, CreateGuestRequest(idempotencyKey: key))
             #expect(retry.uid == first.uid)
             #expect(retry.sessionID != first.sessionID)
-            #expect(
-                await status {
-                    try await identity.call(
-                        IdentityMethods.refreshSession,
-                        RefreshSessionRequest(refreshToken: first.refreshToken)
-                    )
-                } == IdentityStatus.tokenRevoked
-            )
-            _ = try await identity.call(
-                IdentityMethods.refreshSession,
-                RefreshSessionRequest(refreshToken: retry.refreshToken)
-            )
+            for session in [first, retry] {
+                _ = try await identity.call(
+                    IdentityMethods.refreshSession,
+                    RefreshSessionRequest(refreshToken: session.refreshToken)
+                )
+            }
             #expect(try await identity.count("identity_users") == 1)
 
+            // As many racing calls as one key may make sessions.
             let raced = randomKey()
             let uids = try await withThrowingTaskGroup(of: String.self) { group in
-                for _ in 0..<6 {
+                for _ in 0..<identity.configuration.guestKeySessionsMax {
                     group.addTask {
                         try await identity.call(IdentityMethods.createGuest, CreateGuestRequest(idempotencyKey: raced))
                             .uid

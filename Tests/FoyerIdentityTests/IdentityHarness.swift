@@ -60,10 +60,15 @@ struct IdentityHarness: Sendable {
     }
 }
 
-/// Settings for tests: cheap scrypt (N = 2^10: about a millisecond), the test clock.
+/// Settings for tests: cheap scrypt (N = 2^10: about a millisecond), the test clock, stand-in identity providers
+/// allowed (their keys come from a loopback http server or a file), and local mode with the outbox mailer (the
+/// tests read email links from the outbox).
 func testIdentityConfiguration(database: DatabaseConfiguration, clock: TestClock) -> IdentityConfiguration {
     var configuration = IdentityConfiguration(database: database)
+    configuration.localMode = true
+    configuration.mailer = .outbox
     configuration.password.scrypt = ScryptParameters(logN: 10, r: 8, p: 1, maxMemoryBytes: 16 << 20)
+    configuration.allowTestIdentityProviders = true
     configuration.now = { clock.now() }
     return configuration
 }

@@ -39,8 +39,12 @@ struct LinkingTests {
         try await withProviders(engine, apple: JWKSEndpoint(provider.jwksJSON)) { identity, _ in
             let guest = try await identity.newGuest()
             let nonce = TestNonce()
+            let another = TestNonce()
             let tokens = try await provider.sign(
-                [identity.appleClaims(sub: "mine", nonce: nonce.hashed), identity.appleClaims(sub: "another")],
+                [
+                    identity.appleClaims(sub: "mine", nonce: nonce.hashed),
+                    identity.appleClaims(sub: "another", nonce: another.hashed),
+                ],
                 kid: "apple-1"
             )
             let linked = try await linkApple(identity, guest.uid, tokens[0], nonce)
@@ -50,7 +54,7 @@ struct LinkingTests {
             let signIn = try await provider.sign(identity.appleClaims(sub: "mine", nonce: again.hashed), kid: "apple-1")
             #expect(try await identity.providerSignIn(.apple, signIn, rawNonce: again.raw).uid == guest.uid)
             #expect(
-                await status { try await linkApple(identity, guest.uid, tokens[1], nil) }
+                await status { try await linkApple(identity, guest.uid, tokens[1], another) }
                     == IdentityStatus.providerAlreadyLinked
             )
         }

@@ -49,6 +49,57 @@ struct MailerTests {
     }
 
     @Test(
+        "Without a mailer, email links are refused with mail-unavailable and nothing is kept",
+        arguments: TestEngine.allCases
+    )
+    func noMailer(engine: TestEngine) async throws {
+        try await withIdentity(engine, configure: { $0.mailer = .disabled }) { identity in
+            #expect(
+                await status { try await start(identity, "nomail@example.com", LinkVerifier()) }
+                    == IdentityStatus.mailUnavailable
+            )
+            let links = try await identity.count("identity_email_links")
+            let outbox = try await identity.count("identity_outbox")
+            #expect(links == 0 && outbox == 0, "nothing is kept")
+        }
+    }
+
+    @Test(
+        "SMTP: a link goes out over STARTTLS with AUTH, and its token signs in; a refusing server fails the call",
+        arguments: TestEngine.allCases
+    )
+    func smtp(engine: TestEngine) async throws {
+        try await SMTPMailerTests.servers.withServer(security: .starttls, auth: ("identity", "relay pw")) { server in
+            var settings = SMTPSettings(host: "localhost", port: server.port, security: .startTLS)
+            settings.username = "identity"
+            settings.password = "relay pw"
+            settings.trustRootsFile = server.caFile
+            try await withIdentity(engine, configure: { $0.mailer = .smtp(settings) }) { identity in
+                let client = LinkVerifier()
+                try await start(identity, "sam@example.com", client)
+                let delivered = try #require(try await server.report().messages.first)
+                #expect(delivered.rcptTos == ["sam@example.com"] && delivered.tls && delivered.login == "identity")
+                let token = try #require(tokenInMessage(delivered.data))
+                #expect(try await identity.completeLink(token, verifier: client.verifier).isAnonymous == false)
+                let outbox = try await identity.count("identity_outbox")
+                #expect(outbox == 0)
+            }
+        }
+        let refusal = SMTPTestServer.Failure(stage: "rcpt", reply: "550 5.1.1 no such user", times: 1)
+        try await SMTPMailerTests.servers.withServer(failure: refusal) { server in
+            let settings = SMTPSettings(host: "127.0.0.1", port: server.port, security: .none)
+            try await withIdentity(engine, configure: { $0.mailer = .smtp(settings) }) { identity in
+                #expect(
+                    await status { try await start(identity, "sam@example.com", LinkVerifier()) }
+                        == IdentityStatus.mailUnavailable
+                )
+                let kept = try await identity.count("identity_email_links")
+                #expect(kept == 0, "nothing half-written is left")
+            }
+        }
+    }
+
+    @Test(
         "A webhook gets a signed JSON POST; when it fails, the call fails and no token is kept",
         arguments: TestEngine.allCases
     )

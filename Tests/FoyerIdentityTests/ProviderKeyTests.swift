@@ -9,6 +9,11 @@ import Testing
 
 @Suite("Provider keys: fetching, caching, failing closed")
 struct ProviderKeyTests {
+    /// The tokens of these tests have no nonce (they are about keys), which Apple requires by default.
+    private static let withoutNonces: @Sendable (inout IdentityConfiguration) -> Void = {
+        $0.apple?.nonceRequired = false
+    }
+
     private func jwks(_ provider: TestIdentityProvider, only keyIDs: [String]) throws -> [UInt8] {
         try JWKSet(keys: provider.jwks.keys.filter { keyIDs.contains($0.kid ?? "") }).jsonBytes()
     }
@@ -20,14 +25,15 @@ struct ProviderKeyTests {
     func caching(engine: TestEngine) async throws {
         let provider = try await TestIdentityProvider.generate([("apple-1", "RS256"), ("apple-2", "RS256")])
         let endpoint = JWKSEndpoint(try jwks(provider, only: ["apple-1"]))
-        try await withProviders(engine, apple: endpoint) { identity, server in
+        try await withProviders(engine, apple: endpoint, configure: Self.withoutNonces) { identity, server in
             let fetches = { server.requests.filter { $0.path == "/apple" }.count }
+            // Distinct tokens (each ID token is accepted once).
             let oldKey = try await provider.sign(
-                [identity.appleClaims(sub: "u1"), identity.appleClaims(sub: "u1")],
+                [identity.appleClaims(sub: "u1"), identity.appleClaims(sub: "u1-again")],
                 kid: "apple-1"
             )
             let newKey = try await provider.sign(
-                [identity.appleClaims(sub: "u2"), identity.appleClaims(sub: "u2")],
+                [identity.appleClaims(sub: "u2"), identity.appleClaims(sub: "u2-again")],
                 kid: "apple-2"
             )
             _ = try await identity.providerSignIn(.apple, oldKey[0])
@@ -66,7 +72,7 @@ struct ProviderKeyTests {
         let provider = try await TestIdentityProvider.generate([("apple-1", "RS256")])
         let endpoint = JWKSEndpoint(provider.jwksJSON)
         endpoint.fail()
-        try await withProviders(engine, apple: endpoint) { identity, server in
+        try await withProviders(engine, apple: endpoint, configure: Self.withoutNonces) { identity, server in
             let fetches = { server.requests.filter { $0.path == "/apple" }.count }
             let first = try await provider.sign(identity.appleClaims(sub: "u1"), kid: "apple-1")
             #expect(

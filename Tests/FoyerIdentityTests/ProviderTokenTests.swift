@@ -54,7 +54,13 @@ extension IdentityHarness {
         )
     }
 
-    func googleClaims(sub: String, email: String? = nil, verified: Bool? = nil, hd: String? = nil) -> IDTokenClaims {
+    func googleClaims(
+        sub: String,
+        email: String? = nil,
+        verified: Bool? = nil,
+        hd: String? = nil,
+        jti: String? = nil
+    ) -> IDTokenClaims {
         let now = Int64(clock.now().timeIntervalSince1970)
         return IDTokenClaims(
             iss: "https://accounts.google.com",
@@ -64,7 +70,8 @@ extension IdentityHarness {
             iat: now,
             email: email,
             email_verified: verified.map { .bool($0) },
-            hd: hd
+            hd: hd,
+            jti: jti
         )
     }
 
@@ -131,7 +138,9 @@ struct ProviderTokenTests {
     @Test("Nonce: hex(sha256(raw)) must match, and be present in both or neither", arguments: [TestEngine.sqlite])
     func nonceRules(engine: TestEngine) async throws {
         let provider = try await TestIdentityProvider.generate([("apple-1", "RS256")])
-        try await withProviders(engine, apple: JWKSEndpoint(provider.jwksJSON)) { identity, _ in
+        // "Neither" needs the nonce to be optional, which it is not for Apple by default (NonceRequirementTests).
+        let configure: (inout IdentityConfiguration) -> Void = { $0.apple?.nonceRequired = false }
+        try await withProviders(engine, apple: JWKSEndpoint(provider.jwksJSON), configure: configure) { identity, _ in
             let nonce = TestNonce()
             let tokens = try await provider.sign(
                 [
@@ -168,9 +177,11 @@ struct ProviderTokenTests {
     )
     func claimChecks(engine: TestEngine) async throws {
         let provider = try await TestIdentityProvider.generate([("apple-1", "RS256")])
-        try await withProviders(engine, apple: JWKSEndpoint(provider.jwksJSON), configure: { $0.google = nil }) {
-            identity,
-            _ in
+        let configure: (inout IdentityConfiguration) -> Void = {
+            $0.google = nil
+            $0.apple?.nonceRequired = false  // the tokens here have none; this test is about the other claims
+        }
+        try await withProviders(engine, apple: JWKSEndpoint(provider.jwksJSON), configure: configure) { identity, _ in
             let now = Int64(identity.clock.now().timeIntervalSince1970)
             var wrongIssuer = identity.appleClaims(sub: "u")
             wrongIssuer.iss = "https://evil.example.com"
@@ -270,11 +281,12 @@ struct ProviderTokenTests {
             #expect(gmail.providers[0].emailTrusted && gmail.providers[0].provider == .google)
 
             // Apple says the same (verified) email: still a different account.
+            let nonce = TestNonce()
             let appleToken = try await apple.sign(
-                identity.appleClaims(sub: "a-1", email: "same@gmail.com"),
+                identity.appleClaims(sub: "a-1", nonce: nonce.hashed, email: "same@gmail.com"),
                 kid: "apple-1"
             )
-            let appleSession = try await identity.providerSignIn(.apple, appleToken)
+            let appleSession = try await identity.providerSignIn(.apple, appleToken, rawNonce: nonce.raw)
             #expect(appleSession.uid != first.uid)
         }
     }

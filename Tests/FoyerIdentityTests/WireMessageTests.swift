@@ -21,7 +21,7 @@ struct WireMessageTests {
     @Test("Every identity message decodes to what was encoded, and refuses trailing or missing bytes")
     func roundTrips() throws {
         let state = AccountState(uid: "u1", kind: .merging, mergeInto: "u2", operationID: "op", sinceMilliseconds: 7)
-        try roundTrip(CreateGuestRequest(idempotencyKey: String(repeating: "k", count: 16)))
+        try roundTrip(CreateGuestRequest(idempotencyKey: String(repeating: "k", count: 22)))
         try roundTrip(
             SessionTokens(
                 uid: "u",

@@ -15,6 +15,8 @@ struct IdentityCommand: AsyncParsableCommand {
     )
 
     @OptionGroup var common: ServiceOptions
+    @OptionGroup(title: "Mail") var mail: MailOptions
+    @OptionGroup(title: "Abuse limits") var limits: AbuseLimitOptions
 
     @Option(help: "The `iss` of access tokens. (env: FOYER_ISSUER; default: foyer)")
     var issuer: String?
@@ -22,8 +24,6 @@ struct IdentityCommand: AsyncParsableCommand {
     var audience: String?
     @Option(help: "Access-token lifetime in seconds. (env: FOYER_ACCESS_TOKEN_SECONDS; default: 900)")
     var accessTokenSeconds: Int?
-    @Option(help: "Mailer for email links: outbox, sendmail:PATH or webhook:URL. (env: FOYER_MAILER; default: outbox)")
-    var mailer: String?
     @Option(
         help:
             "Email-link URL template with {token}. (env: FOYER_EMAIL_LINK_TEMPLATE; default: foyer://email-link#token={token})"
@@ -34,12 +34,36 @@ struct IdentityCommand: AsyncParsableCommand {
             "Sign in with Apple: accepted audiences (bundle or services ids), comma-separated. (env: FOYER_APPLE_AUDIENCES)"
     )
     var appleAudiences: String?
-    @Option(help: "Sign in with Apple: a JWKS file instead of Apple's URL. (env: FOYER_APPLE_JWKS_FILE)")
+    @Option(
+        help:
+            "Sign in with Apple: a JWKS file instead of Apple's URL; tests only, needs --allow-test-identity-providers. (env: FOYER_APPLE_JWKS_FILE)"
+    )
     var appleJWKSFile: String?
     @Option(help: "Google: accepted audiences (OAuth client ids), comma-separated. (env: FOYER_GOOGLE_AUDIENCES)")
     var googleAudiences: String?
-    @Option(help: "Google: a JWKS file instead of Google's URL. (env: FOYER_GOOGLE_JWKS_FILE)")
+    @Option(
+        help:
+            "Google: a JWKS file instead of Google's URL; tests only, needs --allow-test-identity-providers. (env: FOYER_GOOGLE_JWKS_FILE)"
+    )
     var googleJWKSFile: String?
+    @Option(
+        help:
+            "Sign in with Apple: refuse ID tokens without a nonce, true or false. (env: FOYER_APPLE_NONCE_REQUIRED; default: true)"
+    )
+    var appleNonceRequired: String?
+    @Option(
+        help:
+            "Google: refuse ID tokens without a nonce, true or false. (env: FOYER_GOOGLE_NONCE_REQUIRED; default: false)"
+    )
+    var googleNonceRequired: String?
+    @Flag(
+        help: """
+            TESTS ONLY: allow the provider JWKS files (--apple-jwks-file, --google-jwks-file), with which a stand-in \
+            provider signs ID tokens for any account; without it they stop the start. Never in production. \
+            (env: FOYER_ALLOW_TEST_IDENTITY_PROVIDERS=1)
+            """
+    )
+    var allowTestIdentityProviders = false
     @Option(help: "Write the published signing keys (JWKS) to this file after start. (env: FOYER_JWKS_FILE)")
     var writeJWKS: String?
 
@@ -76,21 +100,25 @@ struct IdentityCommand: AsyncParsableCommand {
         if let template = emailLinkTemplate ?? ServiceOptions.environment("FOYER_EMAIL_LINK_TEMPLATE") {
             configuration.emailLink.linkTemplate = template
         }
-        configuration.mailer = try Self.mailer(mailer ?? ServiceOptions.environment("FOYER_MAILER") ?? "outbox")
-        configuration.apple = provider(
+        try mail.apply(to: &configuration)
+        configuration.apple = try provider(
             .apple,
-            appleAudiences,
-            "FOYER_APPLE_AUDIENCES",
-            appleJWKSFile,
-            "FOYER_APPLE_JWKS_FILE"
+            audiences: appleAudiences,
+            jwksFile: appleJWKSFile,
+            nonceRequired: appleNonceRequired
         )
-        configuration.google = provider(
+        configuration.google = try provider(
             .google,
-            googleAudiences,
-            "FOYER_GOOGLE_AUDIENCES",
-            googleJWKSFile,
-            "FOYER_GOOGLE_JWKS_FILE"
+            audiences: googleAudiences,
+            jwksFile: googleJWKSFile,
+            nonceRequired: googleNonceRequired
         )
+        configuration.allowTestIdentityProviders =
+            allowTestIdentityProviders || ServiceOptions.environment("FOYER_ALLOW_TEST_IDENTITY_PROVIDERS") == "1"
+        if configuration.allowTestIdentityProviders {
+            startup.logger.warning("test identity providers allowed: provider keys may come from local files")
+        }
+        try limits.apply(to: &configuration)
         if let logN = try testScryptLogN() { configuration.password.scrypt.logN = logN }
         return configuration
     }
@@ -112,29 +140,30 @@ struct IdentityCommand: AsyncParsableCommand {
 
     private enum Provider { case apple, google }
 
+    /// A provider's settings from its flags, or the environment variables `FOYER_APPLE_…` / `FOYER_GOOGLE_…`;
+    /// nil (not configured) without audiences.
     private func provider(
         _ kind: Provider,
-        _ flag: String?,
-        _ variable: String,
-        _ file: String?,
-        _ fileVariable: String
-    ) -> ProviderSettings? {
-        guard let list = flag ?? ServiceOptions.environment(variable) else { return nil }
+        audiences flag: String?,
+        jwksFile: String?,
+        nonceRequired: String?
+    ) throws -> ProviderSettings? {
+        let prefix = kind == .apple ? "FOYER_APPLE" : "FOYER_GOOGLE"
+        guard let list = flag ?? ServiceOptions.environment("\(prefix)_AUDIENCES") else { return nil }
         let audiences = list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter {
             !$0.isEmpty
         }
         var settings =
             kind == .apple
             ? ProviderSettings.apple(audiences: audiences) : ProviderSettings.google(audiences: audiences)
-        if let path = file ?? ServiceOptions.environment(fileVariable) { settings.keys = .file(path) }
+        if let path = jwksFile ?? ServiceOptions.environment("\(prefix)_JWKS_FILE") { settings.keys = .file(path) }
+        if let text = nonceRequired ?? ServiceOptions.environment("\(prefix)_NONCE_REQUIRED") {
+            guard let required = Bool(text) else {
+                throw ValidationError("\(prefix)_NONCE_REQUIRED (or its flag) must be true or false, not '\(text)'")
+            }
+            settings.nonceRequired = required
+        }
         return settings
-    }
-
-    private static func mailer(_ text: String) throws -> MailerChoice {
-        if text == "outbox" { return .outbox }
-        if text.hasPrefix("sendmail:") { return .sendmail(path: String(text.dropFirst("sendmail:".count))) }
-        if text.hasPrefix("webhook:") { return .webhook(url: String(text.dropFirst("webhook:".count))) }
-        throw ValidationError("mailer must be outbox, sendmail:PATH or webhook:URL, not '\(text)'")
     }
 
     private func number(_ flag: Int?, _ variable: String) throws -> Int64? {

@@ -23,15 +23,17 @@ enum EmailLinkRecords {
         purpose: EmailLinkPurpose,
         uid: String?,
         challenge: [UInt8],
+        source: ClientSource,
         now: Date,
         expiry: Date
     ) async throws {
+        let sourceHash: any SQLExpression = sourceHash(source).map { SQLBytes($0) } ?? SQLLiteral.null
         try await sql.raw(
             """
             INSERT INTO identity_email_links (token_hash, email, purpose, uid, challenge, created_at, expires_at,
-                consumed_at, failed_attempts)
+                consumed_at, failed_attempts, source_hash)
             VALUES (\(SQLBytes(tokenHash)), \(bind: email.value), \(bind: purposeText(purpose)), \(bind: uid),
-                \(SQLBytes(challenge)), \(SQLTimestamp(now)), \(SQLTimestamp(expiry)), NULL, 0)
+                \(SQLBytes(challenge)), \(SQLTimestamp(now)), \(SQLTimestamp(expiry)), NULL, 0, \(sourceHash))
             """
         ).run()
     }
@@ -70,6 +72,36 @@ enum EmailLinkRecords {
         ).first()
         guard let row else { return (0, nil) }
         return (try row.decode(column: "sent", as: Int.self), try row.decodeOptionalDate(column: "oldest"))
+    }
+
+    /// How many links `source` asked for since `since` (to any address), and when the oldest of them was.
+    static func recent(_ sql: any SQLDatabase, sourceHash: [UInt8], since: Date) async throws -> (Int, Date?) {
+        let row = try await sql.raw(
+            """
+            SELECT COUNT(*) AS sent, MIN(created_at) AS oldest FROM identity_email_links
+            WHERE source_hash = \(SQLBytes(sourceHash)) AND created_at >= \(SQLTimestamp(since))
+            """
+        ).first()
+        guard let row else { return (0, nil) }
+        return (try row.decode(column: "sent", as: Int.self), try row.decodeOptionalDate(column: "oldest"))
+    }
+
+    /// How many links were sent since `since` in all, and when the oldest of them was.
+    static func recentInAll(_ sql: any SQLDatabase, since: Date) async throws -> (Int, Date?) {
+        let row = try await sql.raw(
+            """
+            SELECT COUNT(*) AS sent, MIN(created_at) AS oldest FROM identity_email_links
+            WHERE created_at >= \(SQLTimestamp(since))
+            """
+        ).first()
+        guard let row else { return (0, nil) }
+        return (try row.decode(column: "sent", as: Int.self), try row.decodeOptionalDate(column: "oldest"))
+    }
+
+    /// What a link stores of its client source: SHA-256 of the source's key (not the address in clear); nil for an
+    /// internal caller.
+    static func sourceHash(_ source: ClientSource) -> [UInt8]? {
+        source.key.map { Identifiers.digest("email-link-source", $0) }
     }
 
     static func consume(_ sql: any SQLDatabase, tokenHash: [UInt8], now: Date) async throws {

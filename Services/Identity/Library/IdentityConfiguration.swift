@@ -34,6 +34,9 @@ public struct IdentityConfiguration: Sendable {
     public var refreshReuseGrace: Duration = .seconds(30)
     /// How long a guest sign-in's idempotency key returns the same guest. Default 24 hours.
     public var guestIdempotencyWindow: Duration = .seconds(86_400)
+    /// Most sessions one guest sign-in key creates (the first and its replays, each beside the others); a replay
+    /// beyond it is refused with `idempotency-key-reused`. Default 5.
+    public var guestKeySessionsMax: Int = 5
 
     // MARK: Credentials
 
@@ -43,12 +46,19 @@ public struct IdentityConfiguration: Sendable {
     public var failedLogins = FailedLoginPolicy()
     /// Passwordless email links.
     public var emailLink = EmailLinkSettings()
-    /// How email links are delivered. Default: the outbox (local mode), readable with `listOutbox`.
-    public var mailer: MailerChoice = .outbox
+    /// How email links are delivered. Default `.disabled`: email links are refused with `mail-unavailable`.
+    public var mailer: MailerChoice = .disabled
+    /// Local mode: allows the `.outbox` mailer, which keeps live sign-in links in the database for `listOutbox`
+    /// (an operator's call, with the cluster secret). For a developer's machine and tests only; never for a
+    /// deployment that faces the internet. Default false: the outbox mailer stops the start.
+    public var localMode: Bool = false
     /// Sign in with Apple; `nil` (the default) refuses Apple tokens with `provider-not-configured`.
     public var apple: ProviderSettings?
     /// Sign in with Google; `nil` (the default) refuses Google tokens with `provider-not-configured`.
     public var google: ProviderSettings?
+    /// Allows provider keys from a JWKS file or a plain-http URL, which only tests with a stand-in provider use
+    /// (`--allow-test-identity-providers`). Default false: such settings stop the start, in every build.
+    public var allowTestIdentityProviders: Bool = false
     /// How long a conflict ticket can be redeemed. Default 10 minutes.
     public var conflictTicketLifetime: Duration = .seconds(600)
 
@@ -79,23 +89,38 @@ public struct PasswordPolicy: Sendable {
     public var hashConcurrencyMax: Int = 2
     /// Requests that may wait for a hashing slot; beyond it `password-hashing-busy`. Default 64.
     public var hashQueueMax: Int = 64
+    /// Password hashes one client source (an IPv4 address, or an IPv6 /64, as the gateway saw it) may cause per
+    /// minute once its burst is spent; beyond it `too-many-attempts` with the wait, before any hashing slot is
+    /// asked for. Counted in memory by each replica. Internal callers (no source) are not counted. Default 10.
+    public var perSourceHashesPerMinute: Int = 10
+    /// Password hashes a source may cause at once, with a full budget. Default 10.
+    public var perSourceHashBurst: Int = 10
+    /// Sources whose hashing budget a replica holds at once; at the cap, sources whose budget has refilled are
+    /// forgotten first, then the least recently seen (which gives them their full budget back). Default 10,000,
+    /// so a source loses nothing it had spent unless thousands of others hashed within the same minute.
+    public var hashBudgetSourcesMax: Int = 10_000
     /// Fewest characters. Default 8 (ASVS 6.2.1).
     public var minimumLength: Int = 8
     /// Most UTF-8 bytes, checked before any hashing. Default 256 (so 64-character passwords in any script fit).
     public var maximumByteCount: Int = 256
-    /// Refused passwords (compared case-insensitively). Default: a short built-in list of the most common ones;
-    /// deployments should load a longer list (ASVS 6.2.4 asks for the top 3000).
+    /// Refused passwords (compared case-insensitively). Default: `CommonPasswords.builtIn`, the 3,000 most common
+    /// (ASVS 6.2.4) and a few more.
     public var blocklist: Set<String> = CommonPasswords.builtIn
 
     public init() {}
 }
 
-/// Failed password attempts per email address (known or not, so the limit reveals nothing): the first
-/// `freeAttempts` cost nothing, each further one makes the next wait twice as long, up to `maximumDelay`, so
-/// the owner is never locked out for longer than that and at most about 3600 / maximumDelay guesses fit in an
-/// hour. A successful sign-in, or `resetAfter` without failures, clears the count.
+/// Failed password attempts per email address (known or not, so the limit reveals nothing) and client source, and
+/// per address across all sources: the first `freeAttempts` from one source (`perAddressFreeAttempts` from all
+/// together) cost nothing, each further one makes the next wait twice as long, up to `maximumDelay`, so the
+/// owner is never locked out for longer than that and at most about 3600 / maximumDelay guesses fit in an hour.
+/// One source's failures delay only that source (docs/DECISIONS.md). A successful sign-in clears its source's
+/// count and takes its attempt back from the address's; `resetAfter` without failures clears a count.
 public struct FailedLoginPolicy: Sendable {
+    /// Free failed attempts on one address from one source. Default 5.
     public var freeAttempts: Int = 5
+    /// Free failed attempts on one address from all sources together (guessing spread over many hosts). Default 50.
+    public var perAddressFreeAttempts: Int = 50
     public var initialDelay: Duration = .seconds(1)
     public var maximumDelay: Duration = .seconds(60)
     public var resetAfter: Duration = .seconds(3600)
@@ -110,6 +135,15 @@ public struct EmailLinkSettings: Sendable {
     /// Links sent to one address per window; beyond it `too-many-attempts`. Default 5 per hour.
     public var perAddressMax: Int = 5
     public var perAddressWindow: Duration = .seconds(3600)
+    /// Links one client source (an IPv4 address, or an IPv6 /64, as the gateway saw it) may ask for per window,
+    /// to any addresses; beyond it `too-many-attempts`. Internal callers (no source) are not counted. Counted in
+    /// the database, so across replicas. Default 20 per hour.
+    public var perSourceMax: Int = 20
+    public var perSourceWindow: Duration = .seconds(3600)
+    /// Links the whole service sends per window, to all addresses from all sources (so that no one can spend the
+    /// mail provider's reputation); beyond it `too-many-attempts`. Counted in the database. Default 1000 per hour.
+    public var globalMax: Int = 1000
+    public var globalWindow: Duration = .seconds(3600)
     /// Wrong verifiers tolerated before the token is burnt. Default 5.
     public var verifierFailuresMax: Int = 5
     /// The link in the email; `{token}` is replaced by the token. Default "foyer://email-link#token={token}"
@@ -120,16 +154,9 @@ public struct EmailLinkSettings: Sendable {
     public var sender: String = "Foyer <no-reply@localhost>"
     /// Messages kept in the outbox (oldest dropped first). Default 1000.
     public var outboxCapacity: Int = 1000
+    /// How long the outbox keeps a message before the janitor deletes it (its link is dead after `lifetime`).
+    /// Default 1 hour.
+    public var outboxRetention: Duration = .seconds(3600)
 
     public init() {}
-}
-
-/// How emails are delivered.
-public enum MailerChoice: Sendable, Equatable {
-    /// Into the database's outbox table, readable with `listOutbox` (local mode; the default).
-    case outbox
-    /// Through a `sendmail`-compatible program, run as `path -t -i` with the message on stdin.
-    case sendmail(path: String)
-    /// As a JSON POST to a URL; with a secret, the body's HMAC-SHA-256 is sent in `X-Foyer-Signature`.
-    case webhook(url: String, secret: String? = nil)
 }

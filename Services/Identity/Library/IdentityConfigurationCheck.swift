@@ -30,29 +30,47 @@ enum IdentityConfigurationCheck {
         try require(configuration.emailLink.lifetime <= .seconds(600), "emailLink.lifetime must be at most 10 minutes")
         try require(configuration.emailLink.linkTemplate.contains("{token}"), "emailLink.linkTemplate needs {token}")
         try require(configuration.emailLink.perAddressMax >= 1, "emailLink.perAddressMax must be at least 1")
+        try validateAbuseLimits(configuration)
         try require(configuration.password.hashConcurrencyMax >= 1, "password.hashConcurrencyMax must be at least 1")
         try require(configuration.password.minimumLength >= 1, "password.minimumLength must be at least 1")
         try require(configuration.failedLogins.freeAttempts >= 1, "failedLogins.freeAttempts must be at least 1")
         try require(configuration.maintenanceBatchSize >= 1, "maintenanceBatchSize must be at least 1")
+        try require(configuration.guestKeySessionsMax >= 1, "guestKeySessionsMax must be at least 1")
         do {
             try configuration.password.scrypt.validate()
         } catch {
             throw IdentityConfigurationError("password.scrypt: \(error)")
         }
-        if case .webhook(let text, _) = configuration.mailer {
-            let scheme = URL(string: text)?.scheme?.lowercased()
-            try require(scheme == "https" || scheme == "http", "the mail webhook must be an http(s) URL")
-        }
-        if case .sendmail(let path) = configuration.mailer {
-            try require(path.hasPrefix("/"), "the sendmail program must be given by an absolute path")
-        }
+        try validateMail(configuration)
         for (name, settings) in [("apple", configuration.apple), ("google", configuration.google)] {
             guard let settings else { continue }
             try require(!settings.issuers.isEmpty, "\(name).issuers must not be empty")
             try require(!settings.audiences.isEmpty, "\(name).audiences must not be empty")
-            if case .url(let text) = settings.keys {
-                let scheme = URL(string: text)?.scheme?.lowercased()
-                try require(scheme == "https" || scheme == "http", "\(name).keys must be an http(s) URL")
+            try checkKeySource(name, settings.keys, allowTest: configuration.allowTestIdentityProviders)
+        }
+    }
+
+    /// Provider keys come from the provider's https URL. A JWKS file or a plain-http URL would let whoever writes
+    /// the file or sits on the path sign ID tokens for any account: test settings, refused unless
+    /// `allowTestIdentityProviders` says this is a test.
+    private static func checkKeySource(
+        _ name: String,
+        _ keys: ProviderSettings.KeySource,
+        allowTest: Bool
+    ) throws {
+        let flag = "allowTestIdentityProviders (--allow-test-identity-providers)"
+        switch keys {
+        case .url(let text):
+            let scheme = URL(string: text)?.scheme?.lowercased()
+            guard scheme == "https" || scheme == "http" else {
+                throw IdentityConfigurationError("\(name).keys must be an http(s) URL")
+            }
+            guard scheme == "https" || allowTest else {
+                throw IdentityConfigurationError("\(name).keys over plain http are for tests only; set \(flag)")
+            }
+        case .file:
+            guard allowTest else {
+                throw IdentityConfigurationError("\(name).keys from a JWKS file are for tests only; set \(flag)")
             }
         }
     }

@@ -7,14 +7,18 @@ import SQLKit
 
 extension IdentityCore {
     /// `startEmailLink`: a 256-bit single-use token, stored hashed with the client's verifier challenge, sent to
-    /// the address. The answer is the same whether an account has that address; only the per-address limit
-    /// (`too-many-attempts`) and a failing mailer (`mail-unavailable`, and then nothing is kept) differ, and
-    /// neither depends on the address being known.
+    /// the address. The answer is the same whether an account has that address; only the limits per source, per
+    /// address and in all (`too-many-attempts`, `checkEmailLinkLimits`) and a failing mailer (`mail-unavailable`,
+    /// and then nothing is kept) differ, and none of them depends on the address being known.
     func startEmailLink(_ request: StartEmailLinkRequest) async throws {
+        if case .unavailable = mail {
+            throw RPCError(IdentityStatus.mailUnavailable, "no mailer is configured: email links are off")
+        }
         guard let email = EmailAddress(request.email) else {
             throw RPCError(IdentityStatus.invalidEmail, "the email address is not valid")
         }
         let settings = configuration.emailLink
+        let source = ClientSource(request.source)
         let now = self.now
         let token = SecretToken.generate()
         let message = MailMessage(
@@ -28,15 +32,7 @@ extension IdentityCore {
             if request.purpose == .link, let uid = request.uid {
                 _ = try await UserRecords.requireActive(sql, uid: uid, lock: true)
             }
-            let windowStart = now.subtracting(settings.perAddressWindow)
-            let (sent, oldest) = try await EmailLinkRecords.recent(sql, email: email, since: windowStart)
-            if sent >= settings.perAddressMax {
-                let reopens = (oldest ?? now).adding(settings.perAddressWindow)
-                throw IdentityError.tooManyAttempts(
-                    retryAfter: .milliseconds(Int64(max(1, reopens.timeIntervalSince(now) * 1000))),
-                    "too many links sent to this address; try again later"
-                )
-            }
+            try await self.checkEmailLinkLimits(sql, email: email, source: source, now: now)
             try await EmailLinkRecords.insert(
                 sql,
                 tokenHash: token.hash,
@@ -44,6 +40,7 @@ extension IdentityCore {
                 purpose: request.purpose,
                 uid: request.uid,
                 challenge: request.verifierChallenge,
+                source: source,
                 now: now,
                 expiry: now.adding(settings.lifetime)
             )
@@ -195,9 +192,13 @@ extension IdentityCore {
         return .session(try await startSession(sql, uid: uid, isAnonymous: false, now: now))
     }
 
-    /// The owner of the address just proved it. If the credential was unverified and had a password, someone set
-    /// that password without proving the address (account pre-hijacking): the password goes, and every session of
-    /// the account is revoked.
+    /// The owner of the address just proved it. If the address was unverified on its account, whoever set it up
+    /// there never proved it (account pre-hijacking: an attacker links `victim@x` with a password, and perhaps their
+    /// own Apple or Google identity, to an account of theirs and waits for the victim to prove the address). So
+    /// nothing set up before the proof survives: the password and every provider identity go, conflict tickets
+    /// naming the account are withdrawn, every session is revoked and the not-before moves, so no access or
+    /// refresh token issued before works. The owner adds the credentials they want afterwards. A verified address
+    /// is left alone (docs/DECISIONS.md, "Proving an address").
     private func claimProvenEmail(
         _ sql: any SQLDatabase,
         record: EmailRecord,
@@ -208,11 +209,18 @@ extension IdentityCore {
     {
         guard !record.verified else { return }
         try await EmailRecords.markVerified(sql, email: email)
-        guard record.passwordHash != nil else { return }
         try await EmailRecords.setPassword(sql, email: email, hash: nil)
+        let identities = try await ProviderLinkRecords.removeAll(sql, uid: record.uid)
+        try await tickets.withdraw(sql, account: record.uid)
         try await SessionRecords.revokeAll(sql, uid: record.uid, now: now)
         try await UserRecords.moveNotBefore(sql, uid: record.uid, now: now)
-        logger.notice("unverified password removed after email proof", metadata: ["user.uid": "\(record.uid)"])
+        logger.notice(
+            "credentials set up before the address was proven removed",
+            metadata: [
+                "user.uid": "\(record.uid)", "password.removed": "\(record.passwordHash != nil)",
+                "providers.removed": "\(identities)",
+            ]
+        )
     }
 
     /// `listOutbox`.

@@ -7,11 +7,13 @@ import SQLKit
 extension IdentityCore {
     /// `createGuest`: a new guest and its first session; the same guest again for the same idempotency key.
     ///
-    /// The key is claimed with an insert that does nothing on conflict, before the guest is created, so two
-    /// concurrent calls with one key create one guest: the second waits for the first (PostgreSQL's unique index;
-    /// SQLite's single writer) and then replays it. A replay starts a new session for the guest and revokes the
-    /// one issued before under that key (its response was lost, or is being replaced), so one key never holds
-    /// more than one live session.
+    /// The key (checked by `CreateGuestRequest` for the form of 128 random bits) is claimed with an insert that does
+    /// nothing on conflict, before the guest is created, so two concurrent calls with one key create one guest:
+    /// the second waits for the first (PostgreSQL's unique index; SQLite's single writer) and then replays it. A
+    /// replay starts a new session of the guest beside the ones the key made before, which stay live: a replay
+    /// cannot tell a lost response from a concurrent client that holds the same key, and revoking would sign the
+    /// first client out. One key makes at most `guestKeySessionsMax` sessions; a replay beyond that is refused
+    /// with `idempotency-key-reused`.
     func createGuest(_ request: CreateGuestRequest) async throws -> SessionTokens {
         let now = self.now
         let keyHash = Identifiers.digest("guest-key", request.idempotencyKey)
@@ -61,11 +63,13 @@ extension IdentityCore {
         ).all().isEmpty
     }
 
+    /// A new session of the guest the key created, unless the guest is gone or permanent or the key has made its
+    /// `guestKeySessionsMax` sessions (`idempotency-key-reused` for all three). Sessions made before stay live.
     private func replayGuest(_ sql: any SQLDatabase, keyHash: [UInt8], now: Date) async throws -> SessionTokens {
         guard
             let row = try await sql.raw(
                 """
-                SELECT uid, session_id FROM identity_guest_keys
+                SELECT uid, sessions_created FROM identity_guest_keys
                 WHERE key_hash = \(SQLBytes(keyHash))\(unsafeRaw: sql.lockClause)
                 """
             ).first()
@@ -74,7 +78,7 @@ extension IdentityCore {
             throw RPCError(.unavailable, "the idempotency key changed concurrently; try again")
         }
         let uid = try row.decode(column: "uid", as: String.self)
-        let previousSession = try row.decode(column: "session_id", as: String.self)
+        let sessionsCreated = try row.decode(column: "sessions_created", as: Int64.self)
         guard let user = try await UserRecords.load(sql, uid: uid, lock: true), user.isAnonymous,
             user.state == .active
         else {
@@ -83,15 +87,18 @@ extension IdentityCore {
                 "this idempotency key created a guest that has since become permanent or left"
             )
         }
-        _ = try await SessionRecords.revoke(sql, sessionID: previousSession, uid: uid, now: now)
-        let tokens = try await startSession(sql, uid: uid, isAnonymous: true, now: now)
-        try await recordGuestKeySession(sql, keyHash: keyHash, sessionID: tokens.sessionID)
-        return tokens
-    }
-
-    private func recordGuestKeySession(_ sql: any SQLDatabase, keyHash: [UInt8], sessionID: String) async throws {
+        guard sessionsCreated < Int64(configuration.guestKeySessionsMax) else {
+            throw RPCError(
+                IdentityStatus.idempotencyKeyReused,
+                "this idempotency key has made its \(configuration.guestKeySessionsMax) sessions; use a new key"
+            )
+        }
         try await sql.raw(
-            "UPDATE identity_guest_keys SET session_id = \(bind: sessionID) WHERE key_hash = \(SQLBytes(keyHash))"
+            """
+            UPDATE identity_guest_keys SET sessions_created = sessions_created + 1
+            WHERE key_hash = \(SQLBytes(keyHash))
+            """
         ).run()
+        return try await startSession(sql, uid: uid, isAnonymous: true, now: now)
     }
 }

@@ -5,8 +5,9 @@ import SQLKit
 extension IdentityCore {
     /// One round of pruning, each table in its own short transaction and at most `maintenanceBatchSize` rows:
     /// sessions past their absolute or idle expiry (or revoked a day ago) with their refresh tokens, email links
-    /// past the per-address window, nonces past their token's expiry, tickets a day past theirs, guest keys past
-    /// their window, stale failed-attempt counts, and signing keys no token can need. Then the signing keys are
+    /// past the limits' windows, outbox messages past their retention (they hold addresses), nonces past their
+    /// token's expiry, tickets a day past theirs, guest keys past their window, stale failed-attempt counts,
+    /// finished operations a week old, and signing keys no token can need. Then the signing keys are
     /// reloaded if due (a rotation on another replica).
     func runMaintenance() async throws {
         let now = self.now
@@ -27,14 +28,19 @@ extension IdentityCore {
             try await sql.raw("DELETE FROM identity_refresh_tokens WHERE session_id IN (\(binds: expired))").run()
             try await sql.raw("DELETE FROM identity_sessions WHERE id IN (\(binds: expired))").run()
         }
-        let linkCutoff = now.subtracting(
-            max(configuration.emailLink.perAddressWindow, configuration.emailLink.lifetime)
-        )
+        let linkCutoff = now.subtracting(configuration.emailLink.countedWindow)
         try await prune(
             "identity_email_links",
             key: "token_hash",
             where: "created_at",
             before: linkCutoff,
+            batch: batch
+        )
+        try await prune(
+            "identity_outbox",
+            key: "id",
+            where: "created_at",
+            before: now.subtracting(configuration.emailLink.outboxRetention),
             batch: batch
         )
         try await prune("identity_used_nonces", key: "nonce_hash", where: "expires_at", before: now, batch: batch)
@@ -59,6 +65,13 @@ extension IdentityCore {
             before: now.subtracting(configuration.failedLogins.resetAfter),
             batch: batch
         )
+        try await database.transaction { sql in
+            try await UserDeletion.pruneFinished(
+                sql,
+                before: now.subtracting(UserDeletion.finishedOperationRetention),
+                limit: batch
+            )
+        }
         try await database.transaction { sql in try await self.keys.pruneRetired(sql, now: now) }
         try await keys.reloadIfDue(database, now: now)
     }

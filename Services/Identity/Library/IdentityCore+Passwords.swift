@@ -9,7 +9,8 @@ extension IdentityCore {
     var tickets: ConflictTickets { ConflictTickets(lifetime: configuration.conflictTicketLifetime) }
 
     /// `signInWithPassword`. An unknown email, an account without a password and a wrong password all cost one
-    /// scrypt derivation, count one failed attempt for the address, and answer `invalid-credentials`.
+    /// scrypt derivation, count one failed attempt for the address from this source, and answer
+    /// `invalid-credentials`. The source's hashing budget is spent first, so a source over it counts no attempt.
     func signInWithPassword(_ request: PasswordSignInRequest) async throws -> SessionTokens {
         guard let email = EmailAddress(request.email) else {
             throw RPCError(IdentityStatus.invalidEmail, "the email address is not valid")
@@ -19,19 +20,20 @@ extension IdentityCore {
             throw IdentityError.invalidCredentials()
         }
         let now = self.now
-        let emailHash = LoginThrottle.emailHash(email)
+        let source = ClientSource(request.source)
+        let permit = try hasher.admit(source, now: now)
         let stored = try await database.transaction { sql in
-            try await self.throttle.claimAttempt(sql, emailHash: emailHash, now: now)
+            try await self.throttle.claimAttempt(sql, email: email, source: source, now: now)
             return try await EmailRecords.load(sql, email: email)
         }
-        let matches = try await hasher.verify(request.password, against: stored?.passwordHash)
+        let matches = try await hasher.verify(request.password, against: stored?.passwordHash, permit: permit)
         guard matches, let stored, let storedHash = stored.passwordHash else {
             logger.info("password sign-in refused", metadata: ["user.uid": "\(stored?.uid ?? "-")"])
             throw IdentityError.invalidCredentials()
         }
-        let rehash = hasher.needsRehash(storedHash) ? try await hasher.hash(request.password) : nil
+        let rehash = hasher.needsRehash(storedHash) ? try await hasher.hash(request.password, permit: permit) : nil
         let tokens = try await database.transaction { sql in
-            try await self.throttle.clear(sql, emailHash: emailHash)
+            try await self.throttle.succeeded(sql, email: email, source: source)
             if let rehash {
                 try await EmailRecords.replacePassword(sql, email: email, old: storedHash, new: rehash)
             }
@@ -64,18 +66,26 @@ extension IdentityCore {
         }
         try checkPasswordPolicy(request.password)
         let now = self.now
+        let source = ClientSource(request.source)
+        let permit = try hasher.admit(source, now: now)
         let (taken, own) = try await database.withConnection { sql in
             _ = try await UserRecords.requireActive(sql, uid: request.uid)
             return (try await EmailRecords.load(sql, email: email), try await EmailRecords.load(sql, uid: request.uid))
         }
         if let taken, taken.uid != request.uid {
-            try await refuseTakenEmail(email, account: taken, holder: request.uid, password: request.password, now: now)
+            try await refuseTakenEmail(
+                email,
+                account: taken,
+                holder: request.uid,
+                attempt: (request.password, source, permit),
+                now: now
+            )
         }
         if let own, own.email != email.value {
             throw RPCError(IdentityStatus.providerAlreadyLinked, "the user already has an email")
         }
         if let own, let stored = own.passwordHash {
-            guard try await hasher.verify(request.password, against: stored) else {
+            guard try await hasher.verify(request.password, against: stored, permit: permit) else {
                 throw RPCError(IdentityStatus.providerAlreadyLinked, "the user already has a password")
             }
             return try await database.transaction { sql in
@@ -83,7 +93,7 @@ extension IdentityCore {
                 return try await self.startSession(sql, uid: user.uid, isAnonymous: user.isAnonymous, now: now)
             }
         }
-        let hash = try await hasher.hash(request.password)
+        let hash = try await hasher.hash(request.password, permit: permit)
         let tokens = try await database.transaction { sql in
             _ = try await UserRecords.requireActive(sql, uid: request.uid, lock: true)
             if let own = try await EmailRecords.load(sql, uid: request.uid) {
@@ -111,23 +121,23 @@ extension IdentityCore {
         return tokens
     }
 
-    /// Answers a link to an email held by another account: a ticket if the password is that account's.
+    /// Answers a link to an email held by another account: a ticket if the password is that account's. The
+    /// check counts as an attempt on that address from the caller's source, as a sign-in would.
     private func refuseTakenEmail(
         _ email: EmailAddress,
         account: EmailRecord,
         holder: String,
-        password: String,
+        attempt: (password: String, source: ClientSource, permit: HashingPermit),
         now: Date
     ) async throws -> Never {
-        let emailHash = LoginThrottle.emailHash(email)
         try await database.transaction { sql in
-            try await self.throttle.claimAttempt(sql, emailHash: emailHash, now: now)
+            try await self.throttle.claimAttempt(sql, email: email, source: attempt.source, now: now)
         }
-        guard try await hasher.verify(password, against: account.passwordHash) else {
+        guard try await hasher.verify(attempt.password, against: account.passwordHash, permit: attempt.permit) else {
             throw IdentityError.conflict(IdentityStatus.emailAlreadyInUse, details: nil)
         }
         let details = try await database.transaction { sql in
-            try await self.throttle.clear(sql, emailHash: emailHash)
+            try await self.throttle.succeeded(sql, email: email, source: attempt.source)
             return try await self.tickets.issue(sql, holder: holder, account: account.uid, now: now)
         }
         logger.info("link met an existing account", metadata: ["user.uid": "\(holder)", "other.uid": "\(account.uid)"])

@@ -103,10 +103,20 @@ extension IdentityCore {
         }
     }
 
+    /// Marks the token used until it expires (its nonce, or without one its `jti` or signed part), or refuses it
+    /// with `nonce-already-used` if it was used before: each ID token is accepted once.
     private func spendNonce(_ sql: any SQLDatabase, identity: ProviderIdentity, uid: String) async throws {
-        guard let nonceHash = identity.nonceHash else { return }
-        guard try await ProviderLinkRecords.spendNonce(sql, hash: nonceHash, uid: uid, until: identity.expiresAt) else {
-            throw RPCError(IdentityStatus.nonceAlreadyUsed, "the ID token's nonce was already used")
+        let spent = try await ProviderLinkRecords.spendNonce(
+            sql,
+            hash: identity.replayHash,
+            uid: uid,
+            until: identity.expiresAt
+        )
+        guard spent else {
+            throw RPCError(
+                IdentityStatus.nonceAlreadyUsed,
+                identity.hasNonce ? "the ID token's nonce was already used" : "the ID token was already used"
+            )
         }
     }
 

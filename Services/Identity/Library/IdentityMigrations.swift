@@ -153,7 +153,28 @@ enum IdentityMigrations {
                 )
                 """,
             ]
-        }
+        },
+        Migration(version: 2, name: "email links and failed passwords counted per client source") { engine in
+            [
+                // SHA-256 of the client source's key (its IPv4 address or IPv6 /64); NULL for internal callers.
+                "ALTER TABLE identity_email_links ADD COLUMN source_hash \(engine.binaryColumnType)",
+                "CREATE INDEX identity_email_links_source ON identity_email_links (source_hash, created_at)",
+                "CREATE INDEX identity_email_links_created ON identity_email_links (created_at)",
+                // The address a failed-password count belongs to (its per-address key), so that deleting the
+                // user finds the per-source counts too; NULL on rows written before (per-address rows).
+                "ALTER TABLE identity_login_failures ADD COLUMN address_hash \(engine.binaryColumnType)",
+                "CREATE INDEX identity_login_failures_address ON identity_login_failures (address_hash)",
+            ]
+        },
+        Migration(
+            version: 3,
+            name: "guest keys count their sessions",
+            statements: [
+                // The sessions a guest sign-in key has created (its first and the replays beside it); rows from
+                // before count one. `session_id` stays the first session's.
+                "ALTER TABLE identity_guest_keys ADD COLUMN sessions_created BIGINT NOT NULL DEFAULT 1"
+            ]
+        ),
     ]
 
     /// Every table, for tests that check nothing of a user is left.

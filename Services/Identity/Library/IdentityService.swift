@@ -81,7 +81,7 @@ public final class IdentityService: Sendable {
             database: database,
             keys: keys,
             hasher: PasswordHasher(policy: configuration.password, statistics: statistics),
-            mail: mailDelivery(configuration, http: http),
+            mail: try mailDelivery(configuration, http: http, logger: logger),
             apple: configuration.apple.map { verifier(.apple, $0, configuration, http, statistics) },
             google: configuration.google.map { verifier(.google, $0, configuration, http, statistics) },
             statistics: statistics,
@@ -137,15 +137,35 @@ public final class IdentityService: Sendable {
         }
     }
 
-    /// The mail route. The configuration check made sure a webhook URL parses, and `needsHTTP` that there is an
-    /// HTTP client for it.
+    /// The mail route, announced in the log. The configuration check made sure a webhook URL parses, that the
+    /// outbox runs only in local mode, and `needsHTTP` that there is an HTTP client for a webhook.
     private static func mailDelivery(
         _ configuration: IdentityConfiguration,
-        http: URLSessionHTTPClient?
-    ) -> MailDelivery {
+        http: URLSessionHTTPClient?,
+        logger: Logger
+    ) throws -> MailDelivery {
+        if configuration.localMode {
+            logger.warning(
+                "LOCAL MODE: for a developer's machine and tests only; never let it face the internet",
+                metadata: ["mail.mailer": "\(configuration.mailer.name)"]
+            )
+        }
         switch configuration.mailer {
+        case .disabled:
+            logger.warning("no mailer configured: email links are refused with mail-unavailable")
+            return .unavailable
         case .outbox:
+            logger.warning(
+                "LOCAL MODE: email links are kept in the outbox (identity_outbox), readable with the cluster secret"
+            )
             return .outbox(OutboxMailer(capacity: configuration.emailLink.outboxCapacity))
+        case .smtp(let settings):
+            logger.info("email links go out by SMTP", metadata: ["mail.smtp": "\(settings)"])
+            do {
+                return .external(try SMTPMailer(settings: settings, logger: logger))
+            } catch {
+                throw IdentityConfigurationError("smtp: cannot load the TLS settings: \(error)")
+            }
         case .sendmail(let path):
             return .external(SendmailMailer(path: path, timeout: .seconds(30)))
         case .webhook(let text, let secret):

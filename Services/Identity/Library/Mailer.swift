@@ -31,15 +31,18 @@ struct MailMessage: Sendable, Equatable {
     }
 }
 
-/// Delivers mail outside the database (a program, a webhook). The outbox is not one of these: it writes in the
-/// transaction that creates the token (see `MailDelivery`).
+/// Delivers mail outside the database (an SMTP server, a program, a webhook). The outbox is not one of these: it
+/// writes in the transaction that creates the token (see `MailDelivery`).
 protocol Mailer: Sendable {
     func send(_ message: MailMessage) async throws
 }
 
 /// Where email links go.
 enum MailDelivery: Sendable {
-    /// Into `identity_outbox`, in the same transaction as the token.
+    /// Nowhere: no mailer is configured, so email links are refused with `mail-unavailable` before anything is
+    /// stored.
+    case unavailable
+    /// Into `identity_outbox`, in the same transaction as the token (local mode only).
     case outbox(OutboxMailer)
     /// Through a mailer, after the token is committed; a failure deletes the token again.
     case external(any Mailer)

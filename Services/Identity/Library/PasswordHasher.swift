@@ -4,14 +4,25 @@ import FoyerCrypto
 import FoyerRPC
 import Synchronization
 
-/// Runs scrypt off the async executor, a bounded number at a time.
+/// Proof that a request passed the per-source hashing budget (`PasswordHasher.admit`); hashing needs one, so no
+/// call reaches scrypt without having been counted. One permit covers the hashes of one request (a check, and the
+/// rehash that may follow a right password).
+struct HashingPermit: Sendable {
+    fileprivate init() {}
+}
+
+/// Runs scrypt off the async executor, a bounded number at a time, and only for requests within their source's
+/// budget.
 ///
 /// Each derivation at the default cost takes about 128 MiB and 0.3 s of one core, so at most
 /// `hashConcurrencyMax` run at once (on dispatch threads, leaving the cooperative pool free); up to
 /// `hashQueueMax` more wait; beyond that calls fail at once with `password-hashing-busy` (not processed, safe to
-/// retry) instead of piling up memory.
+/// retry) instead of piling up memory. Before any of that, `admit` spends one unit of the client source's budget
+/// (`perSourceHashBurst`, refilled at `perSourceHashesPerMinute`), so one host cannot fill the queue and starve
+/// everyone else's sign-ins: it gets `too-many-attempts` with the wait instead.
 final class PasswordHasher: Sendable {
     private let parameters: ScryptParameters
+    private let budget: SourceBudget
     private let slots: AsyncSemaphore
     private let admitted = Atomic<Int>(0)
     private let admittedMax: Int
@@ -23,6 +34,11 @@ final class PasswordHasher: Sendable {
         self.parameters = policy.scrypt
         self.slots = AsyncSemaphore(permits: max(1, policy.hashConcurrencyMax))
         self.admittedMax = max(1, policy.hashConcurrencyMax) + max(0, policy.hashQueueMax)
+        self.budget = SourceBudget(
+            burst: policy.perSourceHashBurst,
+            refillInterval: .seconds(60) / max(1, policy.perSourceHashesPerMinute),
+            sourcesMax: policy.hashBudgetSourcesMax
+        )
         self.statistics = statistics
         self.dummy = PasswordHash(
             logN: policy.scrypt.logN,
@@ -33,8 +49,18 @@ final class PasswordHasher: Sendable {
         )
     }
 
+    /// Spends one unit of `source`'s hashing budget, or throws `too-many-attempts` with the time until the next
+    /// unit. Internal callers (no source) are not budgeted; the pool's own cap still holds for them.
+    func admit(_ source: ClientSource, now: Date) throws -> HashingPermit {
+        guard let key = source.key, let wait = budget.spend(key, now: now) else { return HashingPermit() }
+        throw IdentityError.tooManyAttempts(
+            retryAfter: wait,
+            "too many password attempts from this network address; try again later"
+        )
+    }
+
     /// A new hash of `password` with the configured parameters and a fresh salt.
-    func hash(_ password: String) async throws -> PasswordHash {
+    func hash(_ password: String, permit: HashingPermit) async throws -> PasswordHash {
         let salt = SecureRandom.bytes(count: PasswordHash.saltByteCount)
         let derived = try await derive(password, salt: salt, parameters: parameters)
         return PasswordHash(logN: parameters.logN, r: parameters.r, p: parameters.p, salt: salt, hash: derived)
@@ -42,7 +68,7 @@ final class PasswordHasher: Sendable {
 
     /// Whether `password` matches `stored` (constant-time comparison). With `stored` nil, derives against a dummy
     /// hash anyway and answers false, so that a missing account takes as long as a wrong password.
-    func verify(_ password: String, against stored: PasswordHash?) async throws -> Bool {
+    func verify(_ password: String, against stored: PasswordHash?, permit: HashingPermit) async throws -> Bool {
         let target = stored ?? dummy
         let derived = try await derive(
             password,

@@ -51,6 +51,11 @@ enum ProviderLinkRecords {
         ).run()
     }
 
+    /// Unlinks every identity of `uid`. Returns how many there were.
+    static func removeAll(_ sql: any SQLDatabase, uid: String) async throws -> Int {
+        try await sql.raw("DELETE FROM identity_provider_links WHERE uid = \(bind: uid) RETURNING issuer").all().count
+    }
+
     static func identities(_ sql: any SQLDatabase, uid: String) async throws -> [LinkedIdentity] {
         try await sql.raw(
             """
@@ -69,7 +74,8 @@ enum ProviderLinkRecords {
         }
     }
 
-    /// Marks the ID token's nonce used until the token expires. Returns false if it was used before.
+    /// Marks an ID token used until it expires, by `hash` (of its nonce, or without one of its `jti` or signed
+    /// part). Returns false if it was used before.
     static func spendNonce(_ sql: any SQLDatabase, hash: [UInt8], uid: String, until expiry: Date) async throws -> Bool
     {
         try await !sql.raw(

@@ -7,9 +7,11 @@ import Foundation
 public struct ProviderSettings: Sendable {
     /// Where the provider's signing keys come from.
     public enum KeySource: Sendable, Equatable {
-        /// A JWKS URL, cached per its Cache-Control max-age (bounded by `cacheLifetimeMin`/`Max`).
+        /// A JWKS URL, cached per its Cache-Control max-age (bounded by `cacheLifetimeMin`/`Max`). An `http` URL
+        /// (keys anyone on the path could replace) is for tests only, like `file`.
         case url(String)
-        /// A JWKS file, re-read when its cache lifetime ends or a token names an unknown key.
+        /// A JWKS file, re-read when its cache lifetime ends or a token names an unknown key. For tests with a
+        /// stand-in provider only: refused unless `IdentityConfiguration.allowTestIdentityProviders` is set.
         case file(String)
     }
 
@@ -31,8 +33,11 @@ public struct ProviderSettings: Sendable {
     public var staleKeysMax: Duration = .seconds(3600)
     /// Tolerated clock difference for `exp`, `nbf` and `iat`. Default 60 s.
     public var clockSkew: Duration = .seconds(60)
-    /// Refuse tokens without a nonce. Default false (Google tokens often have none).
-    public var requireNonce: Bool = false
+    /// Refuse tokens without a nonce (`nonce-mismatch`). Default false here and for Google (Google's tokens often
+    /// have none); true for Apple (`apple(audiences:)`), whose SDKs always let the app set one. A token without a
+    /// nonce, where allowed, is accepted once: its `jti` (or, without one, a hash of its signed part) is kept until
+    /// it expires, and the token is refused again with `nonce-already-used`.
+    public var nonceRequired: Bool = false
     /// Timeout of one key fetch. Default 5 s.
     public var fetchTimeout: Duration = .seconds(5)
 
@@ -42,14 +47,16 @@ public struct ProviderSettings: Sendable {
         self.keys = keys
     }
 
-    /// Sign in with Apple: issuer `https://appleid.apple.com`, keys from `https://appleid.apple.com/auth/keys`.
-    /// `audiences` are the app's bundle id and/or services id.
+    /// Sign in with Apple: issuer `https://appleid.apple.com`, keys from `https://appleid.apple.com/auth/keys`, a
+    /// nonce required. `audiences` are the app's bundle id and/or services id.
     public static func apple(audiences: [String]) -> ProviderSettings {
-        ProviderSettings(
+        var settings = ProviderSettings(
             issuers: ["https://appleid.apple.com"],
             audiences: audiences,
             keys: .url("https://appleid.apple.com/auth/keys")
         )
+        settings.nonceRequired = true
+        return settings
     }
 
     /// Google: issuers `https://accounts.google.com` and `accounts.google.com`, keys from

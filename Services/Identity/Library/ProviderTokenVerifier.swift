@@ -12,14 +12,23 @@ struct ProviderIdentity: Sendable {
     var email: String?
     /// Whether the provider vouches for the email (informational; emails never join accounts).
     var emailTrusted: Bool
-    /// SHA-256 of the token's `nonce`, if it had one, to refuse its reuse.
-    var nonceHash: [UInt8]?
+    /// What marks the token used (`identity_used_nonces`) until `expiresAt`, so it is accepted once: SHA-256 of its
+    /// `nonce` if it has one (another token with the same nonce is refused too), else of its `jti`, else of its
+    /// signed part (header and payload as sent; the signature is left out, since ECDSA signs the same content in
+    /// many ways).
+    var replayHash: [UInt8]
+    /// Whether `replayHash` comes from a nonce.
+    var hasNonce: Bool
     var expiresAt: Date
 }
 
 /// Verifies ID tokens of one provider: RS256 or ES256 signature with the provider's key named by `kid`, issuer
 /// and audience on the allowlists, `exp`/`nbf`/`iat` with the configured skew, and the nonce rule
-/// (`nonce == hex(sha256(rawNonce))`, present in both or in neither). There is no way to skip any of it.
+/// (`nonce == hex(sha256(rawNonce))`, present in both or in neither, and present if `nonceRequired`). There is
+/// no way to skip any of it.
+///
+/// The caller spends ``ProviderIdentity/replayHash`` in the transaction that uses the token, so every token is
+/// accepted once, with a nonce or without.
 struct ProviderTokenVerifier: Sendable {
     let provider: IdentityProvider
     let settings: ProviderSettings
@@ -32,13 +41,14 @@ struct ProviderTokenVerifier: Sendable {
         var exp: Double?
         var nbf: Double?
         var iat: Double?
+        var jti: String?
         var nonce: String?
         var email: String?
         var emailVerified: Bool?
         var hd: String?
 
         private enum CodingKeys: String, CodingKey {
-            case iss, sub, aud, exp, nbf, iat, nonce, email, hd
+            case iss, sub, aud, exp, nbf, iat, jti, nonce, email, hd
             case emailVerified = "email_verified"
         }
 
@@ -54,6 +64,7 @@ struct ProviderTokenVerifier: Sendable {
             exp = try container.decodeIfPresent(Double.self, forKey: .exp)
             nbf = try container.decodeIfPresent(Double.self, forKey: .nbf)
             iat = try container.decodeIfPresent(Double.self, forKey: .iat)
+            jti = try container.decodeIfPresent(String.self, forKey: .jti)
             nonce = try container.decodeIfPresent(String.self, forKey: .nonce)
             email = try container.decodeIfPresent(String.self, forKey: .email)
             hd = try container.decodeIfPresent(String.self, forKey: .hd)
@@ -88,10 +99,20 @@ struct ProviderTokenVerifier: Sendable {
         } catch {
             throw IdentityError.invalidToken("the ID token's signature or claims are invalid")
         }
-        return try check(claims, rawNonce: rawNonce, now: now)
+        return try check(claims, rawNonce: rawNonce, signedPart: Self.signedPart(of: idToken), now: now)
     }
 
-    private func check(_ claims: Claims, rawNonce: String?, now: Date) throws -> ProviderIdentity {
+    /// `header.payload` of a compact JWS, as sent (what the signature covers).
+    private static func signedPart(of idToken: String) -> Substring {
+        idToken.lastIndex(of: ".").map { idToken[..<$0] } ?? Substring(idToken)
+    }
+
+    private func check(
+        _ claims: Claims,
+        rawNonce: String?,
+        signedPart: Substring,
+        now: Date
+    ) throws -> ProviderIdentity {
         guard let issuer = claims.iss, settings.issuers.contains(issuer) else {
             throw RPCError(IdentityStatus.wrongIssuer, "the ID token's issuer is not accepted")
         }
@@ -117,7 +138,8 @@ struct ProviderTokenVerifier: Sendable {
             subject: subject,
             email: claims.email.flatMap { EmailAddress($0)?.value },
             emailTrusted: emailTrusted(claims),
-            nonceHash: nonceHash,
+            replayHash: nonceHash ?? replayHash(jti: claims.jti, signedPart: signedPart),
+            hasNonce: nonceHash != nil,
             expiresAt: Date(timeIntervalSince1970: exp + skew)
         )
     }
@@ -126,7 +148,7 @@ struct ProviderTokenVerifier: Sendable {
     private func checkNonce(_ nonce: String?, rawNonce: String?) throws -> [UInt8]? {
         switch (nonce, rawNonce) {
         case (nil, nil):
-            guard !settings.requireNonce else {
+            guard !settings.nonceRequired else {
                 throw RPCError(IdentityStatus.nonceMismatch, "a nonce is required")
             }
             return nil
@@ -139,6 +161,15 @@ struct ProviderTokenVerifier: Sendable {
         default:
             throw RPCError(IdentityStatus.nonceMismatch, "the nonce must be given in both the token and the request")
         }
+    }
+
+    /// The used-token mark of a token without a nonce: its `jti` if it has one, else its signed part. Each kind has
+    /// its own prefix, which a nonce's mark (`provider:` and 64 hex digits) can never take.
+    private func replayHash(jti: String?, signedPart: Substring) -> [UInt8] {
+        if let jti, !jti.isEmpty {
+            return SHA256.hash(Array("\(provider):jti:\(jti)".utf8))
+        }
+        return SHA256.hash(Array("\(provider):token:\(signedPart)".utf8))
     }
 
     /// Apple vouches for the email it sends when `email_verified` is true. Google is authoritative for an email

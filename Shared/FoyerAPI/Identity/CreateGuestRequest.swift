@@ -4,14 +4,17 @@ public import NIOCore
 /// `createGuest` request.
 ///
 /// ```
-/// string idempotencyKey   16–128 bytes; an unguessable value chosen per sign-in attempt (e.g. 128 random bits)
+/// string idempotencyKey   22–128 characters, each A–Z, a–z, 0–9, '-' or '_' (the base64url alphabet, no
+///                         padding), not shaped like a UUID; it must carry at least 128 random bits, e.g.
+///                         base64url of 16 random bytes (22 characters), as FoyerClient makes them
 /// ```
 ///
 /// The key is a secret: whoever repeats it within the window gets a session for the same guest. Identity
-/// stores only its SHA-256.
+/// stores only its SHA-256. Identity can check only the form; the randomness is the caller's duty.
 public struct CreateGuestRequest: WireMessage, Hashable {
-    /// Keys shorter than this are refused (`invalid-argument`): they could be guessed.
-    public static let idempotencyKeyByteCountMin = 16
+    /// Keys shorter than this are refused (`invalid-argument`): 22 base64url characters are the shortest that can
+    /// hold 128 bits.
+    public static let idempotencyKeyByteCountMin = 22
 
     public var idempotencyKey: String
 
@@ -24,8 +27,38 @@ public struct CreateGuestRequest: WireMessage, Hashable {
             "createGuest.idempotencyKey",
             maxBytes: IdentityLimits.idempotencyKeyByteCountMax
         )
-        guard idempotencyKey.utf8.count >= Self.idempotencyKeyByteCountMin else {
+        guard Self.isAcceptableIdempotencyKey(idempotencyKey) else {
             throw .invalidValue("createGuest.idempotencyKey")
+        }
+    }
+
+    /// Whether `key` has the form of a guest sign-in key: 22–128 base64url characters, not a UUID (whose 122 bits
+    /// at best fall short of 128, and which are often not random at all).
+    public static func isAcceptableIdempotencyKey(_ key: String) -> Bool {
+        let bytes = Array(key.utf8)
+        guard bytes.count >= idempotencyKeyByteCountMin, bytes.count <= IdentityLimits.idempotencyKeyByteCountMax,
+            bytes.allSatisfy(isBase64URL)
+        else { return false }
+        return !isUUID(bytes)
+    }
+
+    private static func isBase64URL(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// `8-4-4-4-12` hexadecimal digits.
+    private static func isUUID(_ bytes: [UInt8]) -> Bool {
+        guard bytes.count == 36 else { return false }
+        return bytes.indices.allSatisfy { index in
+            [8, 13, 18, 23].contains(index)
+                ? bytes[index] == UInt8(ascii: "-")
+                : (Character(Unicode.Scalar(bytes[index])).isHexDigit)
         }
     }
 

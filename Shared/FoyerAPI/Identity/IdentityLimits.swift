@@ -21,6 +21,8 @@ public enum IdentityLimits {
     /// The email-link verifier (the client's secret); its challenge is exactly 32 bytes (SHA-256).
     public static let verifierByteCountMax = 128
     public static let verifierChallengeByteCount = 32
+    /// The client's address as the gateway saw it (IPv4 or IPv6 text, or empty when unknown).
+    public static let sourceByteCountMax = 64
     /// A session id (32 hex digits today).
     public static let sessionIDByteCountMax = 64
     /// A key id, a provider subject.

@@ -47,7 +47,8 @@ public enum IdentityStatus {
     // MARK: Provider ID tokens
     /// The nonce does not match (`nonce != hex(sha256(rawNonce))`, or present on one side only).
     public static let nonceMismatch = RPCStatus(rawValue: 0x3120)
-    /// The ID token's nonce was used before.
+    /// The ID token's nonce was used before, or the token itself (one without a nonce: its `jti`, or its signed
+    /// part) was: every ID token is accepted once.
     public static let nonceAlreadyUsed = RPCStatus(rawValue: 0x3121)
     /// The provider is not configured on this service.
     public static let providerNotConfigured = RPCStatus(rawValue: 0x3122)
@@ -74,7 +75,8 @@ public enum IdentityStatus {
     public static let operationConflict = RPCStatus(rawValue: 0x3142)
     /// The guest was active after the cutoff (or is no longer a guest): the clean-up must not delete it.
     public static let guestStillActive = RPCStatus(rawValue: 0x3143)
-    /// The idempotency key was used to create a guest that has since become permanent or left.
+    /// The idempotency key was used to create a guest that has since become permanent or left, or has made as many
+    /// sessions as one key may.
     public static let idempotencyKeyReused = RPCStatus(rawValue: 0x3144)
     /// The outbox is not the configured mailer, so there is nothing to list.
     public static let outboxDisabled = RPCStatus(rawValue: 0x3145)
