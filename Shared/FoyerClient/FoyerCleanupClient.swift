@@ -19,16 +19,14 @@ public final class FoyerCleanupClient: Sendable {
         callTimeout: Duration = .seconds(300),
         logger: Logger = Logger(label: "foyer.client.cleanup")
     ) {
-        var configuration = RPCClientConfiguration(
+        rpc = operatorClient(
+            service: "cleanup",
             host: host,
             port: port,
-            serviceName: "cleanup",
-            peerName: "foyer-cli",
-            clusterSecret: secret
+            secret: secret,
+            callTimeout: callTimeout,
+            logger: logger
         )
-        configuration.connectionsMax = 1
-        configuration.defaultCallTimeout = .init(callTimeout)
-        rpc = RPCClient(configuration: configuration, logger: logger)
     }
 
     /// Reads a cluster secret: `FOYER_CLUSTER_SECRET` (the text itself) if set, else the file at `path`.
@@ -87,4 +85,25 @@ public final class FoyerCleanupClient: Sendable {
             throw FoyerError(error)
         }
     }
+}
+
+/// One connection to an internal service for an operator's command, proving the cluster secret.
+func operatorClient(
+    service: String,
+    host: String,
+    port: Int,
+    secret: ClusterSecret,
+    callTimeout: Duration,
+    logger: Logger
+) -> RPCClient {
+    var configuration = RPCClientConfiguration(
+        host: host,
+        port: port,
+        serviceName: service,
+        peerName: "foyer-cli",
+        clusterSecret: secret
+    )
+    configuration.connectionsMax = 1
+    configuration.defaultCallTimeout = .init(callTimeout)
+    return RPCClient(configuration: configuration, logger: logger)
 }

@@ -98,14 +98,4 @@ extension FoyerClient {
     public func jwks() async throws(FoyerError) -> [UInt8] {
         try await call(GatewayMethods.jwks, Empty()).json
     }
-
-    /// The local mailer's outbox, newest first (only when identity runs with the outbox mailer, as in local
-    /// mode; otherwise `outbox-disabled`).
-    public func outbox(recipient: String? = nil, limit: Int = 20) async throws(FoyerError) -> [OutboxMessage] {
-        guard (1...1000).contains(limit) else { throw .invalidInput("the outbox limit is 1 to 1000") }
-        return try await call(
-            GatewayMethods.outbox,
-            ListOutboxRequest(recipient: recipient, limit: UInt32(limit))
-        ).messages
-    }
 }

@@ -247,12 +247,14 @@ extension FoyerError {
     public static let versionMismatch = status(UserDataStatus.versionMismatch)
     public static let invalidCursor = status(UserDataStatus.invalidCursor)
     public static let uidMerged = status(UserDataStatus.uidMerged)
+    public static let uidDeleted = status(UserDataStatus.uidDeleted)
 
     // Gateway
     public static let membersOnly = status(GatewayStatus.membersOnly)
     public static let operationReused = status(GatewayStatus.operationReused)
     public static let wrongAccountKind = status(GatewayStatus.wrongAccountKind)
     public static let signInRequired = status(GatewayStatus.signInRequired)
+    public static let rateLimited = status(GatewayStatus.rateLimited)
 }
 
 // MARK: - Kinds
@@ -267,7 +269,8 @@ extension FoyerError {
 
     /// A limit refused the call for now; `retryAfter` says when to try again, if the server said.
     public var isRateLimited: Bool {
-        [.signupRateLimited, .guestCapReached, .tooManyAttempts, .passwordHashingBusy, .overloaded].contains(self)
+        [.signupRateLimited, .guestCapReached, .tooManyAttempts, .passwordHashingBusy, .overloaded, .rateLimited]
+            .contains(self)
             || status == .resourceExhausted
     }
 

@@ -201,9 +201,30 @@ struct CLITests {
             #expect(sent["purpose"] as? String == "link")
             #expect(try StoredSession.load(from: session)?.pendingEmailLink?.email == email)
 
-            let outbox = try await ok(stack, "outbox", "--to", email)
+            // The outbox is read on identity's listener with the cluster secret, never through the gateway.
+            let identity = "127.0.0.1:\(stack.identityPort)"
+            let secretFile = try stack.clusterSecretFile()
+            let outbox = try await ok(
+                stack,
+                "outbox",
+                "--identity",
+                identity,
+                "--cluster-secret-file",
+                secretFile,
+                "--to",
+                email,
+                "--limit",
+                "1"
+            )
             let message = try #require((outbox["messages"] as? [[String: Any]])?.first)
             let token = try #require(message["token"] as? String)
+            #expect(message["to"] as? String == email)
+            let wrongSecret = try await CLI.run(
+                ["outbox", "--identity", identity, "--to", email, "--timeout", "2"],
+                environment: ["FOYER_CLUSTER_SECRET": ClusterSecretText.random()]
+            )
+            #expect(wrongSecret.status == 1)
+            #expect(wrongSecret.stdout.isEmpty && !wrongSecret.stderr.contains(token))
 
             let completed = try await ok(stack, "email-link", "complete", "--token", token, session: session)
             #expect(completed["outcome"] as? String == "linked")
@@ -332,7 +353,7 @@ struct CLITests {
 extension CLI {
     static func run(arguments: [String], stack: Stack, session: String?) async throws -> Result {
         var all = arguments
-        if all.first == "cleanup" { return try await run(all) }
+        if all.first == "cleanup" || all.first == "outbox" { return try await run(all) }
         let depth = all.first == "email-link" ? 2 : 1
         var options = ["--gateway", "127.0.0.1:\(stack.gatewayPort)"]
         if let session { options += ["--session", session] }

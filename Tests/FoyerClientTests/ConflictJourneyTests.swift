@@ -91,8 +91,8 @@ struct ConflictJourneyTests {
                 #expect(try await client.listAll("notes").map(\.key) == ["mine"])
                 try await stack.withClient(session: guest) { old async throws in
                     #expect(await anyError { try await old.refreshSession() }?.isAuthenticationFailure == true)
-                    // The data is gone too: a token still within its lifetime reads nothing.
-                    #expect(try await old.listAll("notes").isEmpty)
+                    // A token still within its lifetime is refused at once: the guest's sessions were revoked.
+                    #expect(await anyError { try await old.listAll("notes") }?.isAuthenticationFailure == true)
                 }
             }
         }

@@ -24,6 +24,8 @@ struct Stack: Sendable {
     let clock: TestClock
     let gatewayPort: Int
     let cleanupPort: Int
+    /// identity's listener (cluster secret required): the outbox's operator path.
+    let identityPort: Int
     /// The temporary directory holding the databases (and anything a test writes there).
     let directory: URL
 
@@ -81,6 +83,19 @@ struct Stack: Sendable {
         )
     }
 
+    /// The newest messages identity keeps in its outbox (local mode), read as an operator does: on identity's own
+    /// listener with the cluster secret.
+    func outbox(to recipient: String? = nil, limit: Int = 20) async throws -> [OutboxMessage] {
+        try await FoyerOutboxClient.messages(
+            host: "127.0.0.1",
+            port: identityPort,
+            secret: testClusterSecret,
+            recipient: recipient,
+            limit: limit,
+            logger: TestLogging.logger("foyer.test.outbox-client")
+        )
+    }
+
     /// A file holding the test cluster secret, as `foyer cleanup --secret-file` reads it.
     func clusterSecretFile() throws -> String {
         let path = directory.appendingPathComponent("cluster-secret").path
@@ -97,6 +112,15 @@ struct StackOptions: Sendable {
     var gatewayClockSkew: Duration = .seconds(60)
     /// Whether the gateway lets guest sign-ins name their source address (`--load-test-sources`); off, as deployed.
     var loadTestSources = false
+    /// The gateway's per-source limits. Every client of a test comes from 127.0.0.1, so by default they are far
+    /// above what a test does; the tests of the limits set their own.
+    var sourceLimits: SourceLimits = {
+        var limits = SourceLimits()
+        limits.refresh = RateLimit(perMinute: 100_000, burst: 100_000)
+        limits.signIn = RateLimit(perMinute: 100_000, burst: 100_000)
+        limits.emailLinkCompletion = RateLimit(perMinute: 100_000, burst: 100_000)
+        return limits
+    }()
 }
 
 /// Runs `body` with the whole stack started, and stops and deletes it afterwards.
@@ -132,6 +156,9 @@ private func startStack<T: Sendable>(
     identityConfiguration.password.scrypt = ScryptParameters(logN: 10, r: 8, p: 1, maxMemoryBytes: 16 << 20)
     identityConfiguration.accessTokenLifetime = options.accessTokenLifetime
     identityConfiguration.now = clock.now
+    // Local mode, as `make run`: email links stay in the outbox, where the tests read them (``Stack/outbox``).
+    identityConfiguration.localMode = true
+    identityConfiguration.mailer = .outbox
     let identity = try await IdentityService.make(
         configuration: identityConfiguration,
         server: testServerConfiguration(service: "identity"),
@@ -191,6 +218,7 @@ private func startStack<T: Sendable>(
         gatewayConfiguration.now = clock.now
         gatewayConfiguration.accessTokenClockSkew = options.gatewayClockSkew
         gatewayConfiguration.trustClientSourceForLoadTests = options.loadTestSources
+        gatewayConfiguration.sourceLimits = options.sourceLimits
         let gateway = GatewayService.make(
             configuration: gatewayConfiguration,
             server: RPCServerConfiguration(serviceName: "gateway", clusterSecret: nil),
@@ -201,7 +229,13 @@ private func startStack<T: Sendable>(
         let gatewayPort = try await gateway.server.boundAddress().port!
 
         return try await body(
-            Stack(clock: clock, gatewayPort: gatewayPort, cleanupPort: cleanupPort, directory: directory)
+            Stack(
+                clock: clock,
+                gatewayPort: gatewayPort,
+                cleanupPort: cleanupPort,
+                identityPort: identityPort,
+                directory: directory
+            )
         )
     }
 }

@@ -119,54 +119,6 @@ struct ResolveCommand: JSONCommand {
     }
 }
 
-struct OutboxCommand: JSONCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "outbox",
-        abstract:
-            "The local mailer's outbox, newest first (identity in local mode keeps emails there instead of sending them).",
-        discussion: """
-            Output: {"messages": [{"id", "to", "subject", "body", "createdAt", "token"}]}; "token" is the email \
-            link's token, ready for `foyer email-link complete --token`.
-            """
-    )
-
-    @OptionGroup var global: GlobalOptions
-
-    @Option(help: ArgumentHelp("Only messages to this address.", valueName: "email"))
-    var to: String?
-
-    @Option(help: "Most messages to show (1-1000).")
-    var limit: Int = 20
-
-    func execute() async throws(FoyerError) -> JSONValue {
-        try await CommandContext.run(global) { (context) async throws(FoyerError) in
-            let messages = try await context.client.outbox(recipient: to, limit: limit)
-            return .object([
-                (
-                    "messages",
-                    .array(
-                        messages.map { message in
-                            let token = EmailLinkVerifier.token(fromLink: message.body)
-                            return .object([
-                                ("id", .string(message.id)),
-                                ("to", .string(message.recipient)),
-                                ("subject", .string(message.subject)),
-                                ("body", .string(message.body)),
-                                ("createdAt", .time(milliseconds: message.createdAtMilliseconds)),
-                                (
-                                    "token",
-                                    token == message.body.trimmingCharacters(in: .whitespacesAndNewlines)
-                                        ? .null : .string(token)
-                                ),
-                            ])
-                        }
-                    )
-                )
-            ])
-        }
-    }
-}
-
 struct JWKSCommand: JSONCommand {
     static let configuration = CommandConfiguration(
         commandName: "jwks",

@@ -27,7 +27,8 @@ struct Foyer: AsyncParsableCommand {
               FOYER_SESSION              session file, when --session is not given
               FOYER_CLI_LOG_LEVEL        client log level on stderr (default critical)
               FOYER_CLEANUP_ADDRESS      cleanup HOST:PORT (default 127.0.0.1:7404)
-              FOYER_CLUSTER_SECRET_FILE  cluster secret file for `foyer cleanup`
+              FOYER_IDENTITY_ADDRESS     identity HOST:PORT for `foyer outbox` (default 127.0.0.1:7401)
+              FOYER_CLUSTER_SECRET_FILE  cluster secret file for `foyer cleanup` and `foyer outbox`
                                          (default .data/cluster-secret)
               FOYER_CLUSTER_SECRET       the cluster secret itself (base64url)
             """,

@@ -3,7 +3,8 @@ import FoyerWire
 import NIOCore
 
 /// The libFuzzer entry point: feeds arbitrary bytes to the frame decoder (server side, preface first, then
-/// client side) and every decoded frame's body to the body decoders and the LZ4 decompressor.
+/// client side), every decoded frame's body to the body decoders and the LZ4 decompressor, and the input to the
+/// gateway's request and response decoders (`GatewayBodies`: the first byte picks the type).
 ///
 /// Whatever the input, decoding must end in a value or a `WireError`: never a crash, a hang, or an allocation
 /// sized by the input beyond the limits.
@@ -21,6 +22,7 @@ enum FuzzTarget {
         }
         // The input as a body on its own, for the body decoders' sake.
         exerciseBody(input)
+        GatewayBodies.exercise(input)
     }
 
     static func exercise(_ frame: Frame) {
@@ -67,7 +69,11 @@ func LLVMFuzzerRunDriver(
 
 @main
 struct FuzzMain {
-    static func main() {
+    static func main() throws {
+        // `foyer-fuzz seed DIR` writes the starting corpus (`make fuzz` runs it first) instead of fuzzing.
+        if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "seed" {
+            return try FuzzSeeds.write(into: CommandLine.arguments[2])
+        }
         var argc = CommandLine.argc
         var argv = CommandLine.unsafeArgv
         let status = LLVMFuzzerRunDriver(&argc, &argv) { data, size in
@@ -83,15 +89,23 @@ struct FuzzMain {
 struct FuzzMain {
     static func main() throws {
         let paths = CommandLine.arguments.dropFirst()
+        if paths.count == 2, paths.first == "seed" { return try FuzzSeeds.write(into: paths.last!) }
         guard !paths.isEmpty else {
             print("usage: foyer-fuzz FILE...   (replays inputs; `make fuzz` builds the libFuzzer version)")
+            print("       foyer-fuzz seed DIR  (writes one valid body of every gateway type into DIR)")
             return
         }
+        var decoded: [String: Int] = [:]
         for path in paths {
             let data = try Data(contentsOf: URL(fileURLWithPath: path))
             data.withUnsafeBytes { FuzzTarget.run($0) }
+            if let name = GatewayBodies.exercise(ByteBuffer(bytes: data)) { decoded[name, default: 0] += 1 }
         }
         print("replayed \(paths.count) input(s) without a crash")
+        // How far the inputs reach into the gateway's bodies: how many decode as each type.
+        for check in GatewayBodies.checks {
+            print("  \(check.name): \(decoded[check.name, default: 0]) decoded")
+        }
     }
 }
 #endif

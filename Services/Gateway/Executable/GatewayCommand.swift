@@ -37,6 +37,38 @@ struct GatewayCommand: AsyncParsableCommand {
     )
     var trustedProxies: String?
 
+    @Option(
+        help: """
+            Milliseconds for which identity's word that a session is live is trusted: the most a revoked session \
+            keeps working here. (env: FOYER_SESSION_CHECK_MS; default: 1000)
+            """
+    )
+    var sessionCheckMs: Int?
+    @Option(
+        help: """
+            identity's access-token lifetime in seconds, for how long refused tokens are remembered. \
+            (env: FOYER_ACCESS_TOKEN_SECONDS; default: 900)
+            """
+    )
+    var accessTokenSeconds: Int?
+    @Option(
+        help:
+            "Refresh calls per client address per minute (also the burst). (env: FOYER_REFRESH_PER_MINUTE; default: 120)"
+    )
+    var refreshPerMinute: Int?
+    @Option(
+        help:
+            "Sign-in calls per client address per minute (also the burst). (env: FOYER_SIGN_IN_PER_MINUTE; default: 30)"
+    )
+    var signInPerMinute: Int?
+    @Option(
+        help: """
+            Email-link redemptions per client address per minute (also the burst). \
+            (env: FOYER_EMAIL_LINK_REDEMPTIONS_PER_MINUTE; default: 20)
+            """
+    )
+    var emailLinkRedemptionsPerMinute: Int?
+
     @Flag(
         help: """
             LOAD TESTS ONLY: let guest sign-ins name the source address that sign-up admission counts, so one \
@@ -89,6 +121,7 @@ struct GatewayCommand: AsyncParsableCommand {
                 "LOAD-TEST MODE: guest sign-ins may choose the source address admission counts; never use in production"
             )
         }
+        try applyLimits(to: &configuration)
         var server = startup.serverConfiguration()
         server.clusterSecret = nil
         if let list = trustedProxies ?? ServiceOptions.environment("FOYER_TRUSTED_PROXIES") {
@@ -106,5 +139,34 @@ struct GatewayCommand: AsyncParsableCommand {
         }
         let gateway = GatewayService.make(configuration: configuration, server: server, logger: startup.logger)
         try await ServiceRunner.run(services: gateway.services, logger: startup.logger)
+    }
+
+    private func applyLimits(to configuration: inout GatewayConfiguration) throws {
+        if let milliseconds = try positive(sessionCheckMs, "FOYER_SESSION_CHECK_MS") {
+            configuration.sessionCheckInterval = .milliseconds(milliseconds)
+        }
+        if let seconds = try positive(accessTokenSeconds, "FOYER_ACCESS_TOKEN_SECONDS") {
+            configuration.accessTokenLifetimeMax = .seconds(seconds)
+        }
+        if let perMinute = try positive(refreshPerMinute, "FOYER_REFRESH_PER_MINUTE") {
+            configuration.sourceLimits.refresh = RateLimit(perMinute: perMinute, burst: perMinute)
+        }
+        if let perMinute = try positive(signInPerMinute, "FOYER_SIGN_IN_PER_MINUTE") {
+            configuration.sourceLimits.signIn = RateLimit(perMinute: perMinute, burst: perMinute)
+        }
+        if let perMinute = try positive(emailLinkRedemptionsPerMinute, "FOYER_EMAIL_LINK_REDEMPTIONS_PER_MINUTE") {
+            configuration.sourceLimits.emailLinkCompletion = RateLimit(perMinute: perMinute, burst: perMinute)
+        }
+    }
+
+    private func positive(_ flag: Int?, _ variable: String) throws -> Int? {
+        let value =
+            try flag
+            ?? ServiceOptions.environment(variable).map { text in
+                guard let value = Int(text) else { throw ValidationError("\(variable) must be a positive number") }
+                return value
+            }
+        if let value, value <= 0 { throw ValidationError("\(variable) must be a positive number") }
+        return value
     }
 }

@@ -15,6 +15,24 @@ public struct GatewayConfiguration: Sendable {
     public var accessTokenClockSkew: Duration = .seconds(60)
     /// How often the cached signing keys may be refetched from identity when a token names an unknown key.
     public var keyRefetchInterval: Duration = .seconds(30)
+    /// How long the key set served by `jwks` is reused before it is fetched again (one fetch per interval however
+    /// many clients ask, so unauthenticated callers cannot turn into calls to identity). Default 60 s.
+    public var publishedKeySetLifetime: Duration = .seconds(60)
+    /// The longest access-token lifetime identity issues (its `--access-token-lifetime`): how long a refused
+    /// token is remembered as refused. Default 15 minutes.
+    public var accessTokenLifetimeMax: Duration = .seconds(15 * 60)
+
+    /// How long identity's word that a session is live is trusted before a data call asks again: the bound on how
+    /// long a revoked session keeps working at this gateway. Default 1 s.
+    public var sessionCheckInterval: Duration = .seconds(1)
+    /// Most session answers remembered (a live answer lasts `sessionCheckInterval`, a refusal until the token
+    /// expires). Default 100,000.
+    public var sessionChecksMax = 100_000
+
+    /// Calls accepted per client address (IPv6 by /64), per minute with a burst, for the calls that anyone can make
+    /// without an access token. Sign-up admission has its own limit in guest-quota, and password hashing and
+    /// email sending have theirs in identity.
+    public var sourceLimits = SourceLimits()
 
     /// Plans in guest-quota for guests and for members, and the counters the gateway charges for documents.
     public var guestPlan = "guest"
@@ -48,5 +66,32 @@ public struct GatewayConfiguration: Sendable {
         self.guestQuota = guestQuota
         self.userData = userData
         self.cleanup = cleanup
+    }
+}
+
+/// Per-source limits on the gateway's unauthenticated calls (see `GatewayConfiguration.sourceLimits`).
+public struct SourceLimits: Sendable, Equatable {
+    /// `refresh`. Default 120 a minute, burst 120 (an app refreshes once per access-token lifetime per device, so
+    /// this leaves room for many devices behind one address).
+    public var refresh = RateLimit(perMinute: 120, burst: 120)
+    /// `signIn` with any credential. Default 30 a minute, burst 30.
+    public var signIn = RateLimit(perMinute: 30, burst: 30)
+    /// Redeeming an email link (`signIn` or `link` with an email-link token): on top of `signIn` for sign-ins.
+    /// Default 20 a minute, burst 20.
+    public var emailLinkCompletion = RateLimit(perMinute: 20, burst: 20)
+    /// Most sources tracked at once (memory bound); idle ones are dropped first. Default 100,000.
+    public var sourcesMax = 100_000
+
+    public init() {}
+}
+
+/// A token bucket's rate and size: `perMinute` calls a minute on average, at most `burst` at once.
+public struct RateLimit: Sendable, Equatable {
+    public var perMinute: Int
+    public var burst: Int
+
+    public init(perMinute: Int, burst: Int) {
+        self.perMinute = perMinute
+        self.burst = burst
     }
 }

@@ -101,6 +101,7 @@ extension GatewayCore {
     /// Links the credential to the caller. New credential: the caller keeps its uid and becomes a member.
     /// Another account's credential: merge, discard or fail as the client chose.
     func link(_ request: LinkRequest, context: RPCContext) async throws -> LinkResult {
+        try admitRedemption(of: request.credential, context: context)
         // A digest of the credential, so no password is kept in memory with the answer.
         var credential = ByteBuffer()
         request.credential.encode(into: &credential)
@@ -127,7 +128,12 @@ extension GatewayCore {
             let options = CallOptions(deadline: context.deadline)
             let session: SessionTokens
             do {
-                session = try await self.attach(request.credential, to: caller.uid, options: options)
+                session = try await self.attach(
+                    request.credential,
+                    to: caller.uid,
+                    source: self.sourceAddress(context),
+                    options: options
+                )
             } catch let error as RPCError where Self.isConflict(error) {
                 guard request.onConflict != .fail, let details = try? ConflictDetails(decoding: error.details) else {
                     throw error
@@ -242,13 +248,18 @@ extension GatewayCore {
         }
     }
 
-    /// Attaches a credential to `uid` with identity.
-    private func attach(_ credential: Credential, to uid: String, options: CallOptions) async throws -> SessionTokens {
+    /// Attaches a credential to `uid` with identity; `source` is the client's address (identity limits per source).
+    private func attach(
+        _ credential: Credential,
+        to uid: String,
+        source: String,
+        options: CallOptions
+    ) async throws -> SessionTokens {
         switch credential {
         case .password(let email, let password):
             try await identity.call(
                 IdentityMethods.linkPassword,
-                LinkPasswordRequest(uid: uid, email: email, password: password),
+                LinkPasswordRequest(uid: uid, email: email, password: password, source: source),
                 options: options
             )
         case .emailLink(let token, let verifier):
@@ -287,7 +298,7 @@ extension GatewayCore {
         context: RPCContext,
         _ operation: () async throws -> Answer
     ) async throws -> Answer {
-        let caller = try await authenticate(token, context: context)
+        let caller = try await verifySignature(token)
         let operationID = scopedOperation(operationID, uid: caller.uid)
         switch results.lookup(operationID, request: fingerprint, now: now) {
         case .answer(let bytes):
@@ -295,6 +306,9 @@ extension GatewayCore {
         case .conflict:
             throw RPCError(GatewayStatus.operationReused, "this operation id was used for a different request")
         case .none:
+            // Every operation run here may revoke the caller's sessions (sign-out, deletion, merge), whether it
+            // finishes or fails half-way: what this replica knew of them is forgotten either way.
+            defer { sessions.forget(uid: caller.uid, now: now) }
             let answer = try await operation()
             results.remember(operationID, request: fingerprint, answer: answer.encoded(), now: now)
             return answer

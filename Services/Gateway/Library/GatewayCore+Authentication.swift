@@ -9,14 +9,27 @@ struct Caller: Sendable {
     let uid: String
     let isAnonymous: Bool
     let sessionID: String
+    /// The token's `iat` (0 when identity verified the token and did not say).
+    var issuedAt: Int64 = 0
 }
 
 extension GatewayCore {
-    /// Verifies an access token locally (signature, issuer, audience, expiry) against identity's published keys:
-    /// no round trip to identity. Used for data calls, where a revoked session can at worst read or write for the
-    /// rest of its token's 15 minutes, and a deleted user's writes fail at guest-quota, which has no account.
+    /// Verifies an access token for a data call: signature, issuer, audience and expiry locally (a forged or expired
+    /// token never reaches identity), then that its session is still live, as identity said within the last
+    /// `sessionCheckInterval` (see `SessionChecks`): a session revoked anywhere stops working here within that bound.
     func authenticate(_ token: String, context: RPCContext) async throws -> Caller {
         let caller = try await verifySignature(token)
+        try await sessions.confirm(
+            SessionChecks.Key(sessionID: caller.sessionID, issuedAt: caller.issuedAt),
+            uid: caller.uid,
+            now: configuration.now
+        ) {
+            _ = try await identity.call(
+                IdentityMethods.verifyAccessToken,
+                VerifyAccessTokenRequest(accessToken: token, requirement: .any),
+                options: CallOptions(deadline: context.deadline)
+            )
+        }
         await reportActivity(of: caller, context: context)
         return caller
     }
@@ -26,7 +39,12 @@ extension GatewayCore {
         let (unverified, keyID) = try validator.decode(token)
         let key = try await keys.key(id: keyID, now: now)
         let claims = try validator.validate(unverified, key: key, now: now)
-        return Caller(uid: claims.subject, isAnonymous: claims.isAnonymous, sessionID: claims.sessionID)
+        return Caller(
+            uid: claims.subject,
+            isAnonymous: claims.isAnonymous,
+            sessionID: claims.sessionID,
+            issuedAt: claims.issuedAt
+        )
     }
 
     /// The caller of delete-everything or of a guest's sign-out, which delete under the client's `operationID`, and

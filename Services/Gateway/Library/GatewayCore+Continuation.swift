@@ -70,6 +70,7 @@ extension GatewayCore {
                 choice: choice,
                 policy: policy,
                 credential: credential,
+                source: sourceAddress(context),
                 options: options
             )
         } catch {
@@ -92,7 +93,13 @@ extension GatewayCore {
             )
             return LinkResult(
                 outcome: .merged,
-                session: try await accountSession(credential, account: account, finished: "merge", options: options),
+                session: try await accountSession(
+                    credential,
+                    account: account,
+                    finished: "merge",
+                    source: sourceAddress(context),
+                    options: options
+                ),
                 mergeReport: report
             )
         case (.deleting, .discard):
@@ -105,7 +112,13 @@ extension GatewayCore {
             )
             return LinkResult(
                 outcome: .discarded,
-                session: try await accountSession(credential, account: nil, finished: "discard", options: options)
+                session: try await accountSession(
+                    credential,
+                    account: nil,
+                    finished: "discard",
+                    source: sourceAddress(context),
+                    options: options
+                )
             )
         default:
             return nil
@@ -121,6 +134,7 @@ extension GatewayCore {
         choice: ConflictChoice,
         policy: MergePolicy,
         credential: Credential?,
+        source: String,
         options: CallOptions
     ) async throws -> LinkResult? {
         let confirmation: RPCMethod<IdentityOperationRequest, Empty>
@@ -140,7 +154,13 @@ extension GatewayCore {
             return nil
         }
         let finished = choice == .merge ? "merge" : "discard"
-        let session = try await accountSession(credential, account: nil, finished: finished, options: options)
+        let session = try await accountSession(
+            credential,
+            account: nil,
+            finished: finished,
+            source: source,
+            options: options
+        )
         guard choice == .merge else { return LinkResult(outcome: .discarded, session: session) }
         // user-data answers the report it recorded for this operation.
         let report = try await userData.call(
@@ -156,6 +176,7 @@ extension GatewayCore {
         _ credential: Credential?,
         account: String?,
         finished: String,
+        source: String,
         options: CallOptions
     ) async throws -> SessionTokens {
         guard case .password(let email, let password)? = credential else {
@@ -163,7 +184,7 @@ extension GatewayCore {
         }
         let session = try await identity.call(
             IdentityMethods.signInWithPassword,
-            PasswordSignInRequest(email: email, password: password),
+            PasswordSignInRequest(email: email, password: password, source: source),
             options: options
         )
         guard account == nil || session.uid == account else {

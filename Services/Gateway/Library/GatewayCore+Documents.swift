@@ -67,6 +67,13 @@ extension GatewayCore {
     /// replaces), before it is made; a rewrite that shrinks the document gives the difference back after it. The
     /// charges are given back if the write fails. Deleting a document gives its share back (`delete`).
     ///
+    /// Once per idempotency key: user-data writes under an op derived from the key (`putOnce`) and remembers the
+    /// result, and the gateway asks for it (`lookupPut`) before it charges anything. So a retry of a put that was
+    /// made answers the first result (version and time) without writing or charging again, even if the document
+    /// changed since; a concurrent duplicate that loses the race gives its charges back and answers the winner's
+    /// result. The same key with another request (collection, key, value or expected version) is
+    /// `operation-reused`.
+    ///
     /// The write is pinned to the version the charge was computed against (0: create only), so two writes racing
     /// on one key cannot both be charged as the first: the loser gets `version-mismatch` and, unless the client
     /// asked for a version itself, reads again and is charged against the new version (at most `putAttempts`
@@ -80,29 +87,50 @@ extension GatewayCore {
         idempotencyKey: String,
         options: CallOptions
     ) async throws -> PutDocumentResponse {
+        let once = PutOnceKeys(
+            idempotencyKey: idempotencyKey,
+            collection: collection,
+            key: key,
+            value: value,
+            expectedVersion: expectedVersion
+        )
         for attempt in 1...Self.putAttempts {
-            let current = try await userData.call(
-                UserDataMethods.get,
-                GetDocumentRequest(uid: caller.uid, collection: collection, key: key),
-                options: options
-            ).document
+            let looked = try await operationReusedIfConflict {
+                try await userData.call(
+                    UserDataMethods.lookupPut,
+                    LookupPutRequest(
+                        uid: caller.uid,
+                        collection: collection,
+                        key: key,
+                        op: once.op,
+                        requestDigest: once.digest
+                    ),
+                    options: options
+                )
+            }
+            if let recorded = looked.recorded { return recorded }
+            let current = looked.document
             let pinned = current?.version ?? 0
-            let write = PutDocumentRequest(
+            // Fresh ids for each attempt: what keeps a retried write from counting twice is the op (and the pinned
+            // version); a refunded quota key could not be consumed again. The keys still make the gateway's own
+            // retries of one consume count once, and user-data's answer tells this attempt's write from another's.
+            let attemptID = UUID().uuidString
+            let write = PutOnceRequest(
                 uid: caller.uid,
                 collection: collection,
                 key: key,
                 value: value,
-                expectedVersion: expectedVersion ?? pinned
+                expectedVersion: expectedVersion ?? pinned,
+                op: once.op,
+                attempt: attemptID,
+                requestDigest: once.digest
             )
             guard expectedVersion == nil || expectedVersion == pinned else {
                 // Not at the version the client expects: user-data answers the mismatch with the current version.
-                return try await userData.call(UserDataMethods.put, write, options: options)
+                return try await putOnce(write, options: options).result
             }
             let oldBytes = current?.value.readableBytes ?? 0
-            // Fresh keys for each attempt: what keeps a retried write from counting twice is the pinned version
-            // (a retry after a lost answer finds its own write and adds nothing), and a refunded key could not be
-            // consumed again. The keys still make the gateway's own retries of one consume count once.
-            let keys = QuotaKeys(idempotencyKey: "\(idempotencyKey)#\(UUID().uuidString)")
+            let keys = QuotaKeys(idempotencyKey: "\(idempotencyKey)#\(attemptID)")
             // The keys whose consume was sent (a failed one may still have counted): what a failure gives back.
             var charged: [String] = []
             if current == nil {
@@ -126,23 +154,16 @@ extension GatewayCore {
                         options: options
                     )
                 }
-                let answer = try await userData.call(UserDataMethods.put, write, options: options)
-                if let current, value.readableBytes < oldBytes {
-                    // Once per replaced version, like a delete's release.
-                    let releaseKey =
-                        "put:"
-                        + QuotaKeys.hex(
-                            "\(collection)\u{0}\(key)\u{0}\(current.version)\u{0}\(current.updatedAtMicroseconds)"
-                        )
-                    await release(
-                        uid: caller.uid,
-                        counter: configuration.bytesCounter,
-                        amount: UInt64(oldBytes - value.readableBytes),
-                        key: releaseKey,
-                        options: options
-                    )
+                let answer = try await putOnce(write, options: options)
+                if answer.replayed {
+                    // A concurrent call with the same key wrote first (and paid): this one wrote nothing.
+                    await refund(uid: caller.uid, keys: charged, options: options)
+                    return answer.result
                 }
-                return answer
+                if let current, value.readableBytes < oldBytes {
+                    await releaseShrink(caller: caller, replaced: current, by: value, options: options)
+                }
+                return answer.result
             } catch let error as RPCError
                 where error.status == UserDataStatus.versionMismatch && expectedVersion == nil
                 && attempt < Self.putAttempts
@@ -154,6 +175,44 @@ extension GatewayCore {
             }
         }
         preconditionFailure("the last attempt returns or throws")
+    }
+
+    /// Gives back the bytes a rewrite freed, once per replaced version (like a delete's release).
+    private func releaseShrink(
+        caller: Caller,
+        replaced current: StoredDocument,
+        by value: ByteBuffer,
+        options: CallOptions
+    ) async {
+        let releaseKey =
+            "put:"
+            + QuotaKeys.hex(
+                "\(current.collection)\u{0}\(current.key)\u{0}\(current.version)\u{0}\(current.updatedAtMicroseconds)"
+            )
+        await release(
+            uid: caller.uid,
+            counter: configuration.bytesCounter,
+            amount: UInt64(current.value.readableBytes - value.readableBytes),
+            key: releaseKey,
+            options: options
+        )
+    }
+
+    /// user-data's `putOnce`, its `op-conflict` answered as the gateway's `operation-reused`.
+    private func putOnce(_ request: PutOnceRequest, options: CallOptions) async throws -> PutOnceResponse {
+        try await operationReusedIfConflict {
+            try await userData.call(UserDataMethods.putOnce, request, options: options)
+        }
+    }
+
+    /// Runs a user-data call about a put op, turning its `op-conflict` (the idempotency key was used for another
+    /// write) into `operation-reused`.
+    private func operationReusedIfConflict<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as RPCError where error.status == UserDataStatus.opConflict {
+            throw RPCError(GatewayStatus.operationReused, "this idempotency key was used for a different write")
+        }
     }
 
     /// Reads and pinned writes a put tries before a concurrent writer's `version-mismatch` is the answer.
@@ -262,6 +321,25 @@ extension GatewayCore {
         } catch {
             logger.warning("quota release failed", metadata: ["user.uid": "\(uid)", "error": "\(error)"])
         }
+    }
+}
+
+/// user-data's op of a put and the digest of what the client asked, both derived from the client's request: the
+/// same key and request give the same op and digest on every replica.
+struct PutOnceKeys {
+    /// `put-` and the SHA-256 of the idempotency key in hex: printable, 68 bytes, whatever the client sent.
+    let op: String
+    /// SHA-256 of the collection, key, value and expected version as the client sent them.
+    let digest: [UInt8]
+
+    init(idempotencyKey: String, collection: String, key: String, value: ByteBuffer, expectedVersion: UInt64?) {
+        op = "put-" + QuotaKeys.hex(idempotencyKey)
+        var request = ByteBuffer()
+        request.writeLengthPrefixedString(collection)
+        request.writeLengthPrefixedString(key)
+        request.writeLengthPrefixedBuffer(value)
+        request.writeOptional(expectedVersion) { $0.writeVarint($1) }
+        digest = SHA256.hash(Array(request.readableBytesView))
     }
 }
 

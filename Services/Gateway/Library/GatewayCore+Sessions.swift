@@ -13,7 +13,8 @@ extension GatewayCore {
             try await self.signIn(request.credential, context: context)
         }
         router.register(GatewayMethods.refresh) { request, context in
-            try await self.identity.call(
+            try self.refreshLimit.admit(self.sourceAddress(context), now: self.now)
+            return try await self.identity.call(
                 IdentityMethods.refreshSession,
                 request,
                 options: CallOptions(deadline: context.deadline)
@@ -25,18 +26,17 @@ extension GatewayCore {
         router.register(GatewayMethods.jwks) { _, _ in
             JWKSResponse(json: try await self.keys.jwksJSON(now: self.now))
         }
-        router.register(GatewayMethods.outbox) { request, context in
-            try await self.identity.call(
-                IdentityMethods.listOutbox,
-                request,
-                options: CallOptions(deadline: context.deadline)
-            )
-        }
     }
 
     /// Admission by source (per-source bucket and the cap on live guests), then the guest, then its quota account.
     /// A retry with the same idempotency key returns the same guest.
     func guestSignIn(_ request: GuestSignInRequest, context: RPCContext) async throws -> SessionTokens {
+        // Checked before admission, so a malformed key spends none of the source's sign-up budget.
+        guard CreateGuestRequest.isAcceptableIdempotencyKey(request.idempotencyKey) else {
+            throw RPCError.invalidArgument(
+                "the idempotency key must be 22 to 128 base64url characters (at least 128 random bits)"
+            )
+        }
         let options = CallOptions(deadline: context.deadline)
         var source = sourceAddress(context)
         if configuration.trustClientSourceForLoadTests, let chosen = request.loadTestSource { source = chosen }
@@ -76,13 +76,15 @@ extension GatewayCore {
     /// Signs in to an existing account with a credential. An ID token of an identity never seen creates a member,
     /// which gets its quota account here.
     func signIn(_ credential: Credential, context: RPCContext) async throws -> SessionTokens {
+        try signInLimit.admit(sourceAddress(context), now: now)
+        try admitRedemption(of: credential, context: context)
         let options = CallOptions(deadline: context.deadline)
         let session: SessionTokens
         switch credential {
         case .password(let email, let password):
             session = try await identity.call(
                 IdentityMethods.signInWithPassword,
-                PasswordSignInRequest(email: email, password: password),
+                PasswordSignInRequest(email: email, password: password, source: sourceAddress(context)),
                 options: options
             )
         case .emailLink(let token, let verifier):
@@ -116,7 +118,8 @@ extension GatewayCore {
                 purpose: request.purpose,
                 email: request.email,
                 uid: uid,
-                verifierChallenge: request.verifierChallenge
+                verifierChallenge: request.verifierChallenge,
+                source: sourceAddress(context)
             ),
             options: CallOptions(deadline: context.deadline)
         )
@@ -132,6 +135,13 @@ extension GatewayCore {
             ),
             options: options
         )
+    }
+
+    /// Redeeming an email link (to sign in or to link) is limited per source on top of everything else: each try
+    /// spends a guess at a token, and a wrong verifier burns a real one.
+    func admitRedemption(of credential: Credential, context: RPCContext) throws {
+        guard case .emailLink = credential else { return }
+        try emailLinkLimit.admit(sourceAddress(context), now: now)
     }
 
     /// The client's address as the socket says (sign-up admission counts per source).

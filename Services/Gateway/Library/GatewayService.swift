@@ -51,6 +51,10 @@ final class GatewayCore: Sendable {
     let cleanup: RPCClient
     let operations: AccountOperations
     let keys: SigningKeyCache
+    let sessions: SessionChecks
+    let refreshLimit: SourceRateLimiter
+    let signInLimit: SourceRateLimiter
+    let emailLinkLimit: SourceRateLimiter
     let validator: AccessTokenValidator
     let results: OperationResults
     let activity: ActivityThrottle
@@ -73,7 +77,25 @@ final class GatewayCore: Sendable {
             recorder: RemoteDeletionRecorder(cleanup: cleanup),
             logger: logger
         )
-        keys = SigningKeyCache(identity: identity, refetchInterval: configuration.keyRefetchInterval, logger: logger)
+        keys = SigningKeyCache(
+            identity: identity,
+            refetchInterval: configuration.keyRefetchInterval,
+            publishedSetLifetime: configuration.publishedKeySetLifetime,
+            logger: logger
+        )
+        sessions = SessionChecks(
+            freshness: configuration.sessionCheckInterval,
+            refusalMemory: configuration.accessTokenLifetimeMax + configuration.accessTokenClockSkew,
+            capacity: configuration.sessionChecksMax
+        )
+        let limits = configuration.sourceLimits
+        refreshLimit = SourceRateLimiter(name: "refresh", limit: limits.refresh, sourcesMax: limits.sourcesMax)
+        signInLimit = SourceRateLimiter(name: "sign-in", limit: limits.signIn, sourcesMax: limits.sourcesMax)
+        emailLinkLimit = SourceRateLimiter(
+            name: "email-link",
+            limit: limits.emailLinkCompletion,
+            sourcesMax: limits.sourcesMax
+        )
         validator = AccessTokenValidator(
             issuer: configuration.issuer,
             audience: configuration.audience,

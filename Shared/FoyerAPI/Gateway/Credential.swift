@@ -28,16 +28,16 @@ public enum Credential: Hashable, Sendable {
                 )
             )
         case 2:
-            self = .emailLink(
-                token: try buffer.readLengthPrefixedString(
-                    "credential.token",
-                    maxBytes: IdentityLimits.secretTokenByteCountMax
-                ),
-                verifier: try buffer.readLengthPrefixedBytes(
-                    "credential.verifier",
-                    maxBytes: IdentityLimits.verifierByteCountMax
-                )
+            let token = try buffer.readLengthPrefixedString(
+                "credential.token",
+                maxBytes: IdentityLimits.secretTokenByteCountMax
             )
+            let verifier = try buffer.readLengthPrefixedBytes(
+                "credential.verifier",
+                maxBytes: IdentityLimits.verifierByteCountMax
+            )
+            guard !verifier.isEmpty else { throw .invalidValue("credential.verifier") }
+            self = .emailLink(token: token, verifier: verifier)
         case 3:
             self = .idToken(
                 provider: try buffer.readEnum(IdentityProvider.self, "credential.provider"),

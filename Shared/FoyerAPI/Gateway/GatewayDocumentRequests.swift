@@ -8,7 +8,8 @@ public import NIOCore
 /// string          key               user-data's rules: 1–256 bytes
 /// bytes           value             any bytes up to user-data's value cap
 /// optional varint expectedVersion   absent: write whatever is there; 0: create only; n: only at version n
-/// string          idempotencyKey    1–128 bytes: a retry with the same key does not consume quota twice
+/// string          idempotencyKey    1–128 bytes: a retry with the same key answers the first result; it neither
+///                                   writes nor consumes quota again (the key with another write: operation-reused)
 /// ```
 public struct GatewayPutRequest: WireMessage, Hashable {
     public var accessToken: String
@@ -108,7 +109,7 @@ public struct GatewayListRequest: WireMessage, Hashable {
         cursor = try buffer.readOptional { (buffer) throws(WireError) in
             try buffer.readLengthPrefixedBuffer("list.cursor", maxBytes: UserDataLimits.cursorByteCountMax)
         }
-        pageSize = try buffer.readVarint("list.pageSize", max: UInt64(UserDataLimits.pageSizeLimit))
+        pageSize = try buffer.readPageSize("list.pageSize")
     }
 
     public func encode(into buffer: inout ByteBuffer) {
@@ -136,7 +137,7 @@ public struct GatewayExportRequest: WireMessage, Hashable {
         cursor = try buffer.readOptional { (buffer) throws(WireError) in
             try buffer.readLengthPrefixedBuffer("export.cursor", maxBytes: UserDataLimits.cursorByteCountMax)
         }
-        pageSize = try buffer.readVarint("export.pageSize", max: UInt64(UserDataLimits.pageSizeLimit))
+        pageSize = try buffer.readPageSize("export.pageSize")
     }
 
     public func encode(into buffer: inout ByteBuffer) {
@@ -204,5 +205,14 @@ public struct GatewayImportRequest: WireMessage, Hashable {
             buffer.writeLengthPrefixedBuffer(document.value)
         }
         buffer.writeLengthPrefixedString(idempotencyKey)
+    }
+}
+
+extension ByteBuffer {
+    /// Reads a page size of `listDocuments` or `exportDocuments`: 1 to `UserDataLimits.pageSizeLimit`.
+    fileprivate mutating func readPageSize(_ field: String) throws(WireError) -> UInt64 {
+        let pageSize = try readVarint(field, max: UInt64(UserDataLimits.pageSizeLimit))
+        guard pageSize >= 1 else { throw .invalidValue(field) }
+        return pageSize
     }
 }

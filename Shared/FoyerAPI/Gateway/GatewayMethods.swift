@@ -115,10 +115,6 @@ public enum GatewayMethods {
 
     /// Identity's signing keys as a JWKS, for app backends that verify access tokens themselves.
     public static let jwks = RPCMethod<Empty, JWKSResponse>(id: 0x0530, name: "gateway.jwks", idempotent: true)
-    /// The local mailer's outbox (only when identity runs with the outbox mailer, as in local mode).
-    public static let outbox = RPCMethod<ListOutboxRequest, OutboxMessages>(
-        id: 0x0531,
-        name: "gateway.outbox",
-        idempotent: true
-    )
+    // 0x0531 is retired: it was `outbox`, which let any client read live sign-in links. The outbox is read only
+    // on identity's cluster-secret listener (`IdentityMethods.listOutbox`).
 }

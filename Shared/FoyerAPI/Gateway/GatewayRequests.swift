@@ -45,7 +45,9 @@ public struct OperationRequest: WireMessage, Hashable {
 
 /// `guestSignIn`:
 /// ```
-/// string          idempotencyKey   16–128 bytes, unguessable (128 random bits); the same key returns the same guest
+/// string          idempotencyKey   as identity's `CreateGuestRequest` (22–128 base64url characters carrying 128
+///                                  random bits; identity refuses others with `invalid-argument`); the same key
+///                                  returns the same guest
 /// optional string loadTestSource   <= 64 bytes: an address for sign-up admission to count instead of the
 ///                                  socket's; honoured only by a gateway started with `--load-test-sources`
 /// ```

@@ -11,6 +11,9 @@ public enum GatewayStatus {
     /// A retried link-or-merge finished the merge (or discard) its first attempt began, but cannot sign in to the
     /// account: the first attempt spent the email link, ID token or ticket. Sign in to the account.
     public static let signInRequired = RPCStatus(rawValue: 0x3504)
+    /// Too many calls of this kind from the client's address (`refresh`, `signIn`, email-link redemption): `aux`
+    /// says in milliseconds when one is accepted again. Sending the same request before then gets the same answer.
+    public static let rateLimited = RPCStatus(rawValue: 0x3505)
 
     public static func name(of status: RPCStatus) -> String? {
         switch status {
@@ -18,6 +21,7 @@ public enum GatewayStatus {
         case operationReused: "operation-reused"
         case wrongAccountKind: "wrong-account-kind"
         case signInRequired: "sign-in-required"
+        case rateLimited: "rate-limited"
         default: nil
         }
     }

@@ -1,0 +1,106 @@
+import FoyerAPI
+import FoyerTestSupport
+import FoyerWire
+import NIOCore
+import Testing
+
+@Suite("Gateway contract: Credential")
+struct CredentialTests {
+    typealias Samples = GatewaySamples
+    typealias Expect = WireExpectations
+
+    @Test("Every kind and provider, with and without a nonce, at empty and full lengths, round-trips")
+    func roundTrips() throws {
+        for credential in Samples.credentials { try WireMessageChecks.roundTrip(SignInRequest(credential: credential)) }
+        #expect(Set(Samples.credentials.map(\.kind)) == [1, 2, 3])
+    }
+
+    @Test("Kinds and providers the contract does not define are refused")
+    func unknownTags() {
+        for credential in [Samples.credentials[0], Samples.credentials[3], Samples.credentials[6]] {
+            Expect.tag(of: SignInRequest(credential: credential), at: 0, valid: [1, 2, 3], validKeepLayout: false)
+        }
+        Expect.tag(
+            of: SignInRequest(credential: .idToken(provider: .apple, idToken: "t", rawNonce: "n")),
+            at: 1,
+            valid: [1, 2]
+        )
+    }
+
+    @Test("A nonce's presence flag other than 0 or 1 is refused")
+    func nonceFlag() {
+        for nonce in [nil, "n"] {
+            let credential = Credential.idToken(provider: .google, idToken: "t", rawNonce: nonce)
+            // kind, provider, idToken (1-byte length and 1 byte), then the flag.
+            Expect.tag(of: SignInRequest(credential: credential), at: 4, valid: [0, 1], validKeepLayout: false)
+        }
+    }
+
+    @Test("Each field over its cap is refused")
+    func caps() {
+        Expect.cap(IdentityLimits.emailByteCountMax) {
+            SignInRequest(credential: .password(email: Samples.ascii($0), password: "p"))
+        }
+        Expect.cap(IdentityLimits.passwordByteCountMax) {
+            SignInRequest(credential: .password(email: "a@b.c", password: Samples.multibyte($0)))
+        }
+        Expect.cap(IdentityLimits.secretTokenByteCountMax) {
+            SignInRequest(credential: .emailLink(token: Samples.ascii($0), verifier: [1]))
+        }
+        Expect.cap(IdentityLimits.verifierByteCountMax) {
+            SignInRequest(credential: .emailLink(token: "t", verifier: Array(repeating: 7, count: $0)))
+        }
+        Expect.cap(IdentityLimits.idTokenByteCountMax) {
+            SignInRequest(credential: .idToken(provider: .apple, idToken: Samples.ascii($0), rawNonce: nil))
+        }
+        Expect.cap(IdentityLimits.rawNonceByteCountMax) {
+            SignInRequest(credential: .idToken(provider: .google, idToken: "t", rawNonce: Samples.ascii($0)))
+        }
+    }
+
+    @Test("An email link without a verifier is refused, as its documented 1–128 bytes say")
+    func emptyVerifier() {
+        let request = SignInRequest(credential: .emailLink(token: "t", verifier: []))
+        #expect(throws: WireError.invalidValue) { try SignInRequest(decoding: request.encoded()) }
+    }
+
+    @Test("A length no body could hold is refused from the varint, before anything is read or allocated")
+    func hostileLengths() {
+        for length in Expect.hostileVarints {
+            let body = Expect.body {
+                $0.writeInteger(UInt8(1))
+                $0.writeLengthPrefixedString("a@b.c")
+                $0.writeVarint(length)
+            }
+            #expect(throws: WireError.lengthOverLimit) { try SignInRequest(decoding: body) }
+        }
+        // Within the cap but longer than the body: truncated, not read past the end.
+        let short = Expect.body {
+            $0.writeInteger(UInt8(1))
+            $0.writeVarint(UInt64(IdentityLimits.emailByteCountMax))
+            $0.writeString("a@b.c")
+        }
+        #expect(throws: WireError.truncatedBody) { try SignInRequest(decoding: short) }
+    }
+
+    @Test("Text that is not UTF-8 is refused")
+    func invalidUTF8() {
+        let body = Expect.body {
+            $0.writeInteger(UInt8(1))
+            $0.writeLengthPrefixedBytes([0x61, 0xFF, 0x62])
+            $0.writeLengthPrefixedString("p")
+        }
+        #expect(throws: WireError.invalidUTF8) { try SignInRequest(decoding: body) }
+    }
+}
+
+extension Credential {
+    /// The kind byte this credential encodes with.
+    fileprivate var kind: UInt8 { encoded().getInteger(at: 0)! }
+
+    fileprivate func encoded() -> ByteBuffer {
+        var buffer = ByteBuffer()
+        encode(into: &buffer)
+        return buffer
+    }
+}
