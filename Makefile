@@ -16,7 +16,7 @@ help: ## List the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  \033[36m%-10s\033[0m %s\n", $$1, $$2}'
 
 .PHONY: deps
-deps: ## Install what is missing: liblz4, libssl, libsqlite3, PostgreSQL; Python's cryptography, PyJWT, PyYAML, check-jsonschema
+deps: ## Install what is missing: liblz4, libssl, libsqlite3, PostgreSQL; Python's cryptography, PyJWT, PyYAML, check-jsonschema, aiosmtpd
 	@command -v $(SWIFT) >/dev/null || { echo "Swift 6 is required (https://www.swift.org/install)"; exit 1; }
 	@missing=$$(for p in $(DEB_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
@@ -24,9 +24,9 @@ deps: ## Install what is missing: liblz4, libssl, libsqlite3, PostgreSQL; Python
 		sudo=$$( [ "$$(id -u)" -eq 0 ] || echo sudo ); \
 		$$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq $$missing >/dev/null; \
 	fi
-	@python3 -c 'import cryptography, jwt, yaml, check_jsonschema' 2>/dev/null \
-		|| python3 -m pip install --quiet cryptography pyjwt pyyaml check-jsonschema \
-		|| { echo "could not install Python's cryptography, PyJWT, PyYAML and check-jsonschema (outside checks the tests use)"; exit 1; }
+	@python3 -c 'import cryptography, jwt, yaml, check_jsonschema, aiosmtpd' 2>/dev/null \
+		|| python3 -m pip install --quiet cryptography pyjwt pyyaml check-jsonschema aiosmtpd \
+		|| { echo "could not install Python's cryptography, PyJWT, PyYAML, check-jsonschema and aiosmtpd (outside checks the tests use)"; exit 1; }
 
 .PHONY: build
 build: deps ## Build everything (CONFIGURATION=release for optimised binaries)
@@ -59,10 +59,10 @@ else
 endif
 
 .PHONY: fuzz
-fuzz: deps ## Fuzz the frame and body decoders with libFuzzer for FUZZ_SECONDS (default 60)
+fuzz: deps ## Fuzz the frame, control-body, LZ4 and gateway request/response decoders with libFuzzer for FUZZ_SECONDS (default 60)
 	$(SWIFT) build -c debug --product foyer-fuzz --scratch-path .build-fuzz \
 		-Xswiftc -sanitize=fuzzer,address -Xswiftc -DFOYER_FUZZING -Xswiftc -use-ld=lld
-	@mkdir -p fuzz-corpus
+	.build-fuzz/debug/foyer-fuzz seed fuzz-corpus
 	.build-fuzz/debug/foyer-fuzz fuzz-corpus -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -rss_limit_mb=2048
 
 .PHONY: lint

@@ -65,6 +65,8 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-kit.git", from: "2.17.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        // TLS for identity's SMTP mailer (STARTTLS and implicit TLS); identity's target only.
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
     ],
     targets: [
         // MARK: C libraries, each wrapped by exactly one Swift target
@@ -146,7 +148,10 @@ let package = Package(
         // MARK: Services: a library (store, handlers, build function) and a small executable each
         .target(
             name: "FoyerIdentity",
-            dependencies: storeService + ["FoyerAccessTokens", serviceLifecycle],
+            dependencies: storeService + [
+                "FoyerAccessTokens", serviceLifecycle, nioPosix, .product(name: "NIOTLS", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
             path: "Services/Identity/Library",
             swiftSettings: swiftSettings
         ),
@@ -308,7 +313,7 @@ let package = Package(
                 logging,
             ],
             path: "Shared/FoyerTestSupport",
-            exclude: ["identity_check.py"],
+            exclude: ["identity_check.py", "smtp_server.py"],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "FoyerLZ4Tests", dependencies: ["FoyerLZ4"], swiftSettings: swiftSettings),
@@ -361,6 +366,11 @@ let package = Package(
         .testTarget(
             name: "FoyerUserDataTests",
             dependencies: storeService + ["FoyerUserData", "FoyerTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "FoyerGatewayTests",
+            dependencies: ["FoyerAPI", "FoyerWire", "FoyerTestSupport", "FoyerGateway", "FoyerRPC", nioCore],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -2,6 +2,9 @@
 # Starts the whole Foyer stack on loopback from the release build, waits until every service answers its health
 # check, prints what runs where, and stops everything cleanly on Ctrl-C (SIGTERM to each; they drain, then exit).
 #
+# Identity runs in LOCAL MODE: email links are not sent but kept in its outbox, which `foyer outbox` reads with the
+# cluster secret. Local mode is for this machine only; never let such a stack face the internet.
+#
 #   DATA_DIR      where SQLite files, the cluster secret and signing keys live (default .data; reused next time)
 #   POSTGRES_URL  run every service on this PostgreSQL instead (each in a schema of its own)
 #   BIN           the directory with the executables (default .build/release)
@@ -36,6 +39,13 @@ for entry in "${services[@]}"; do
     extra=()
     # The local stack is also the load-test bench: let `foyer load` spread sign-up source addresses.
     [[ $name == gateway ]] && extra+=(--load-test-sources)
+    # ...and every `foyer load` user refreshes and signs in from 127.0.0.1: lift the gateway's per-source limits too.
+    [[ $name == gateway ]] && extra+=(--refresh-per-minute 100000 --sign-in-per-minute 100000)
+    # Local mode: email links go to identity's outbox instead of a mail server.
+    [[ $name == identity ]] && extra+=(--local-mode --mailer outbox)
+    # Every `foyer load` user links a password from 127.0.0.1: lift identity's per-source hashing budget here.
+    [[ $name == identity ]] && extra+=(--password-hashes-per-source-per-minute 100000
+        --password-hash-burst-per-source 1000)
     FOYER_PORT=$port "$bin/$name" "${extra[@]}" >>"$FOYER_DATA_DIR/logs/$name.log" 2>&1 &
     pids+=($!)
     healthy=
@@ -54,13 +64,21 @@ done
 
 cat <<EOM
 
-Foyer is running on ${POSTGRES_URL:+PostgreSQL}${POSTGRES_URL:-SQLite in $FOYER_DATA_DIR}. Try it:
+Foyer is running on ${POSTGRES_URL:+PostgreSQL}${POSTGRES_URL:-SQLite in $FOYER_DATA_DIR}.
+
+  LOCAL MODE: identity keeps email links in its outbox instead of sending them (read them with
+  \`$bin/foyer outbox --cluster-secret-file $FOYER_DATA_DIR/cluster-secret --to ADDRESS\`).
+  For this machine only: never let this stack face the internet.
+
+Try it:
 
   $bin/foyer guest --session /tmp/me.json
   $bin/foyer put --session /tmp/me.json notes first "hello"
   $bin/foyer quota --session /tmp/me.json
   $bin/foyer sign-up --session /tmp/me.json --email you@example.com --password 'a long passphrase'
   $bin/foyer me --session /tmp/me.json
+  $bin/foyer email-link send --session /tmp/link.json --email you@example.com --purpose sign-in
+  $bin/foyer outbox --cluster-secret-file $FOYER_DATA_DIR/cluster-secret --to you@example.com --limit 1
 
 Ctrl-C stops everything.
 EOM

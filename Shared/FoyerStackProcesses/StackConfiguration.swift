@@ -14,6 +14,10 @@ public struct StackConfiguration: Sendable {
     public var environment: [StackService: [String: String]] = [:]
     /// Command-line arguments per service.
     public var arguments: [StackService: [String]] = [:]
+    /// Whether identity runs in local mode with the outbox mailer (`FOYER_LOCAL_MODE=1`, `FOYER_MAILER=outbox`), so
+    /// email links can be read from its outbox with the cluster secret. Default true: these stacks run on loopback
+    /// for tests and benchmarks, as `make run` does. Off, identity has no mailer unless the environment names one.
+    public var identityLocalMode = true
     /// How long a service may take from launch until it answers `--check-health`. Default 60 s (a loaded machine
     /// running debug builds; a service usually answers in well under a second).
     public var startTimeout: Duration = .seconds(60)

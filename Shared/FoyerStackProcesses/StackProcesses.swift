@@ -162,13 +162,19 @@ public final class StackProcesses: Sendable {
     }
 
     /// The environment `service` is started with: the test process's own without any FOYER_ variable, then the
-    /// stack's settings (host, port, data directory, database, the others' addresses), then the shared and the
-    /// per-service overrides.
+    /// stack's settings (host, port, data directory, database, the others' addresses; for identity, stand-in
+    /// identity providers allowed, and local mode with the outbox mailer unless ``StackConfiguration/identityLocalMode``
+    /// is off), then the shared and the per-service overrides.
     public func environment(of service: StackService) -> [String: String] {
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("FOYER_") }
         environment["FOYER_HOST"] = "127.0.0.1"
         environment["FOYER_PORT"] = String(port(of: service))
         environment["FOYER_DATA_DIR"] = configuration.dataDirectory.path
+        if service == .identity { environment["FOYER_ALLOW_TEST_IDENTITY_PROVIDERS"] = "1" }
+        if service == .identity, configuration.identityLocalMode {
+            environment["FOYER_LOCAL_MODE"] = "1"
+            environment["FOYER_MAILER"] = "outbox"
+        }
         for other in StackService.allCases {
             if let variable = other.addressVariable { environment[variable] = "127.0.0.1:\(port(of: other))" }
         }

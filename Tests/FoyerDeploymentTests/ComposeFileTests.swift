@@ -127,6 +127,25 @@ struct ComposeFileTests {
         }
     }
 
+    @Test("compose never runs local mode or the outbox: identity sends email links by SMTP over TLS with AUTH")
+    func mailIsProduction() throws {
+        let services = try Self.foyerServices()
+        for service in services {
+            #expect(service.environment["FOYER_LOCAL_MODE"] == nil, "\(service.name) sets FOYER_LOCAL_MODE")
+            #expect(!service.command.contains("--local-mode"), "\(service.name) runs with --local-mode")
+            #expect(!service.command.contains { $0.contains("outbox") }, "\(service.name)'s command names the outbox")
+            #expect(service.environment["FOYER_MAILER"] != "outbox", "\(service.name) uses the outbox mailer")
+        }
+        let identity = try #require(services.first { $0.name == "identity" })
+        #expect(identity.environment["FOYER_MAILER"] == "smtp")
+        for setting in ["FOYER_SMTP_HOST", "FOYER_SMTP_USERNAME", "FOYER_SMTP_PASSWORD", "FOYER_MAIL_FROM"] {
+            #expect(identity.environment[setting] != nil, "identity's \(setting) is named")
+        }
+        let security = identity.environment["FOYER_SMTP_SECURITY"] ?? ""
+        #expect(security.contains("starttls") || security.contains("tls"), "SMTP over TLS: \(security)")
+        #expect(!security.contains("none"))
+    }
+
     @Test("the Dockerfile builds and installs every executable compose runs")
     func dockerfile() throws {
         let text = try String(contentsOf: Self.dockerfile, encoding: .utf8)

@@ -122,18 +122,18 @@ private struct MergeScenario {
         #expect(report.errors == 0, "\(report)\n\(stack.logs())", sourceLocation: sourceLocation)
         #expect(report.stuckFinished == 0, "the retry should have finished the merge", sourceLocation: sourceLocation)
 
-        try await expectGone(guest.uid, stack, sourceLocation: sourceLocation)
         let databases = stack.databases
-        let merged = ["notes/a1", "notes/a2", "notes/g1", "notes/g2", "notes/g3"]
-        let keys = try await databases.documentKeys(of: account.uid)
-        #expect(keys == merged, sourceLocation: sourceLocation)
-        #expect(try await databases.counter("documents", of: account.uid) == 5, sourceLocation: sourceLocation)
         let records = try await databases.mergeRecords(from: guest.uid)
         #expect(
             records.userData == 1 && records.guestQuota == 1,
             "merged twice? \(records)",
             sourceLocation: sourceLocation
         )
+        try await expectGone(guest.uid, stack, sourceLocation: sourceLocation)
+        let merged = ["notes/a1", "notes/a2", "notes/g1", "notes/g2", "notes/g3"]
+        let keys = try await databases.documentKeys(of: account.uid)
+        #expect(keys == merged, sourceLocation: sourceLocation)
+        #expect(try await databases.counter("documents", of: account.uid) == 5, sourceLocation: sourceLocation)
         #expect(try await databases.state(of: account.uid) == "active", sourceLocation: sourceLocation)
         #expect(try await databases.deletionRecordCount() == recordsBefore + 1, sourceLocation: sourceLocation)
         #expect(try await databases.claimCount() == 0, sourceLocation: sourceLocation)
@@ -191,7 +191,7 @@ private struct DeletionScenario {
             sourceLocation: sourceLocation
         )
 
-        try await expectGone(account.uid, stack, sourceLocation: sourceLocation)
+        try await expectGone(account.uid, emails: [account.email], stack, sourceLocation: sourceLocation)
         #expect(try await stack.databases.deletionRecordCount() == recordsBefore + 1, sourceLocation: sourceLocation)
         #expect(try await stack.databases.claimCount() == 0, sourceLocation: sourceLocation)
         try await stack.withClient { client async throws in

@@ -104,10 +104,10 @@ struct RunningStackOptions: Sendable {
 /// stops them with SIGTERM, requires every one to exit 0, and removes what they stored.
 ///
 /// Test settings: cleanup finishes stuck accounts at once (grace 0) and sweeps only at start and when asked;
-/// guest sign-ups are not limited per source (every test signs in from 127.0.0.1); services drain for 1 s; identity
-/// hashes passwords with scrypt N = 2^10 (`FOYER_TEST_SCRYPT_LOG_N`, debug builds): at the default 2^17, the
-/// suites' stacks running side by side on a small loaded machine spent seconds per hash and calls passed their
-/// deadlines, and no suite here checks the cost of hashing.
+/// guest sign-ups, password hashes and email links are not limited per source (every test signs in from 127.0.0.1);
+/// services drain for 1 s; identity hashes passwords with scrypt N = 2^10 (`FOYER_TEST_SCRYPT_LOG_N`, debug
+/// builds): at the default 2^17, the suites' stacks running side by side on a small loaded machine spent seconds
+/// per hash and calls passed their deadlines, and no suite here checks the cost of hashing.
 func withRunningStack<T: Sendable>(
     _ options: RunningStackOptions = RunningStackOptions(),
     _ body: (RunningStack) async throws -> T
@@ -139,8 +139,23 @@ func withRunningStack<T: Sendable>(
         "FOYER_LOG_LEVEL": ProcessInfo.processInfo.environment["FOYER_TEST_SERVICE_LOG_LEVEL"] ?? "info",
     ]
     configuration.environment = [
-        .identity: ["FOYER_TEST_SCRYPT_LOG_N": "10"],
-        .guestQuota: ["FOYER_SIGNUPS_PER_HOUR": "1000000"],
+        .identity: [
+            "FOYER_TEST_SCRYPT_LOG_N": "10",
+            // Every test signs in from 127.0.0.1: identity's per-source limits would count the whole suite as one
+            // client.
+            "FOYER_PASSWORD_HASHES_PER_SOURCE_PER_MINUTE": "1000000",
+            "FOYER_PASSWORD_HASH_BURST_PER_SOURCE": "1000000",
+            "FOYER_EMAIL_LINKS_PER_SOURCE_PER_HOUR": "1000000",
+        ],
+        .guestQuota: ["FOYER_SIGNUPS_PER_HOUR": "1000000", "FOYER_MERGE_RECORD_RETENTION_DAYS": "1"],
+        // Short retentions, so that the leftover checks pass them with a day's move of the clock (LeftoverChecks).
+        .userData: ["FOYER_MERGE_RECORD_RETENTION_DAYS": "1", "FOYER_DELETION_TOMBSTONE_SECONDS": "3600"],
+        // ...and the gateway's per-source limits likewise.
+        .gateway: [
+            "FOYER_REFRESH_PER_MINUTE": "1000000",
+            "FOYER_SIGN_IN_PER_MINUTE": "1000000",
+            "FOYER_EMAIL_LINK_REDEMPTIONS_PER_MINUTE": "1000000",
+        ],
         .cleanup: ["FOYER_CLEANUP_GRACE_SECONDS": "0", "FOYER_CLEANUP_INTERVAL_SECONDS": "86400"],
     ]
     for extra in [options.environment, prepared] {

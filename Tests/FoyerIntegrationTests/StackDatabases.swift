@@ -57,23 +57,34 @@ struct StackDatabases: Sendable {
 
     // MARK: What is left of a user
 
-    /// Every row of every service that belongs to `uid` (by table; empty when nothing is left). Refresh tokens are
-    /// found through the user's sessions; ``orphanedRefreshTokens()`` finds those whose session is gone.
-    func traces(of uid: String) async throws -> [String: Int] {
-        let places: [(FoyerDatabase, String, String)] = [
-            (identity, "identity_users", "uid"), (identity, "identity_emails", "uid"),
-            (identity, "identity_provider_links", "uid"), (identity, "identity_sessions", "uid"),
-            (identity, "identity_guest_keys", "uid"), (identity, "identity_email_links", "uid"),
-            (identity, "identity_used_nonces", "uid"), (identity, "identity_conflict_tickets", "holder_uid"),
-            (userData, "ud_documents", "uid"),
-            (guestQuota, "gq_accounts", "uid"), (guestQuota, "gq_usage", "uid"), (guestQuota, "gq_consumptions", "uid"),
-        ]
+    /// Every row of every service's database that still holds anything of a user, by table (empty when nothing is
+    /// left): its uid, its `emails`, its provider `subjects`, or the digests the services keep of them, in any text
+    /// or binary column of any table, found by reading each database's schema (`Leftovers` in FoyerTestSupport), so
+    /// that a table added later is searched too. Refresh tokens hold none of these; ``orphanedRefreshTokens()``
+    /// finds those whose session is gone.
+    ///
+    /// cleanup's deletion records are searched as well: they hold a keyed hash of the uid, which is not a needle
+    /// (it is the one record of a deletion that is meant to stay, without personal data).
+    func traces(of uid: String, emails: [String] = [], subjects: [String] = []) async throws -> [String: Int] {
+        let needles = LeftoverNeedles(uid: uid, emails: emails, subjects: subjects)
         var found: [String: Int] = [:]
-        for (database, table, column) in places {
-            let count = try await Self.count(database, "SELECT COUNT(*) AS n FROM \(table) WHERE \(column) = ", uid)
-            if count > 0 { found[table] = count }
+        for (service, database) in services {
+            for (table, count) in try await Leftovers.find(needles, in: database) {
+                found[table.hasPrefix("foyer_") ? "\(service).\(table)" : table, default: 0] += count
+            }
         }
         return found
+    }
+
+    /// Every table the leftover search reads, by service, with its text and binary columns.
+    func searchedTables() async throws -> [String: [String: [Leftovers.Column]]] {
+        var tables: [String: [String: [Leftovers.Column]]] = [:]
+        for (service, database) in services { tables[service] = try await Leftovers.searchableColumns(in: database) }
+        return tables
+    }
+
+    private var services: [(String, FoyerDatabase)] {
+        [("identity", identity), ("guest-quota", guestQuota), ("user-data", userData), ("cleanup", cleanup)]
     }
 
     /// Refresh tokens whose session no longer exists (a deletion that forgot them).
