@@ -281,13 +281,13 @@ let package = Package(
                 "FoyerStackProcesses",
                 "FoyerStorage",
                 "FoyerIdentity",
-                "FoyerGuestQuota",
-                "FoyerUserData",
                 "FoyerLZ4",
                 "CFoyerLZ4",
+                sqlKit,
                 nioCore,
                 nioPosix,
                 logging,
+                argumentParser,
             ],
             path: "Tools/FoyerBench",
             swiftSettings: swiftSettings
@@ -316,7 +316,8 @@ let package = Package(
             exclude: ["identity_check.py", "smtp_server.py"],
             swiftSettings: swiftSettings
         ),
-        .testTarget(name: "FoyerLZ4Tests", dependencies: ["FoyerLZ4"], swiftSettings: swiftSettings),
+        // liblz4 directly as well: the codec is checked against the library's own compressor and decompressor.
+        .testTarget(name: "FoyerLZ4Tests", dependencies: ["FoyerLZ4", "CFoyerLZ4"], swiftSettings: swiftSettings),
         .testTarget(
             name: "FoyerCryptoTests",
             dependencies: ["FoyerCrypto", "FoyerTestSupport"],

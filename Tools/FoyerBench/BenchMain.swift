@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 import FoyerBenchKit
 import Logging
@@ -5,46 +6,62 @@ import Logging
 /// `foyer-bench`: prints Foyer's numbers on this machine, each beside its comparison measured in the same run.
 ///
 /// Usage: `foyer-bench [--full | --smoke] [--seconds N] [--no-stack] [--grpc FILE] [--json FILE]`
-/// - `--full`: the sizes the README quotes (RPC rows of 5 s, cleanup of up to 100,000 guests); otherwise quicker.
-/// - `--seconds N`: measuring time per RPC row (default 3; `--full` makes it 5).
-/// - `--smoke`: tiny sizes that only check every row runs.
-/// - `--no-stack`: skip the end-to-end rows (which need the five executables built in the same configuration).
-/// - `--grpc FILE`: rows of the gRPC comparison (`Benchmarks/`'s `grpc-echo-bench --json FILE`) to print beside.
-/// - `--json FILE`: also write the results as JSON.
 @main
-struct BenchMain {
-    static func main() async {
+struct BenchMain: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "foyer-bench",
+        abstract: "Prints Foyer's numbers on this machine, each beside its comparison measured in the same run."
+    )
+
+    @Flag(help: "The sizes the README quotes (RPC rows of 5 s, cleanup of up to 100,000 guests); otherwise quicker.")
+    var full = false
+
+    @Flag(help: "Tiny sizes that only check every row runs (RPC rows of 0.2 s).")
+    var smoke = false
+
+    @Option(help: "Measuring time per RPC row in seconds (default 3; --full makes it 5, --smoke 0.2).")
+    var seconds: Double?
+
+    @Flag(
+        name: .customLong("no-stack"),
+        help: "Skip the end-to-end rows (which need the five executables built in the same configuration)."
+    )
+    var noStack = false
+
+    @Option(
+        name: .customLong("grpc"),
+        help: ArgumentHelp(
+            "Rows of the gRPC comparison (Benchmarks/'s `grpc-echo-bench --json FILE`) to print beside.",
+            valueName: "file"
+        )
+    )
+    var grpcPath: String?
+
+    @Option(name: .customLong("json"), help: ArgumentHelp("Also write the results as JSON.", valueName: "file"))
+    var jsonPath: String?
+
+    func run() async throws {
         do {
-            try await run()
+            try await Self.run(self.options)
         } catch {
             FileHandle.standardError.write(Data("foyer-bench: \(error)\n".utf8))
-            exit(1)
+            throw ExitCode.failure
         }
     }
 
-    static func run() async throws {
+    /// The options the benchmarks read; an explicit `--seconds` wins over the preset of `--smoke` or `--full`.
+    var options: BenchOptions {
         var options = BenchOptions()
-        var arguments = CommandLine.arguments.dropFirst()
-        while let argument = arguments.popFirst() {
-            switch argument {
-            case "--full":
-                options.seconds = 5
-                options.full = true
-            case "--no-stack": options.stack = false
-            case "--smoke":
-                options.seconds = 0.2
-                options.smoke = true
-            case "--grpc": options.grpcPath = arguments.popFirst()
-            case "--seconds": options.seconds = Double(arguments.popFirst() ?? "") ?? options.seconds
-            case "--json": options.jsonPath = arguments.popFirst()
-            case "--help", "-h":
-                print("usage: foyer-bench [--full | --smoke] [--seconds N] [--no-stack] [--grpc FILE] [--json FILE]")
-                return
-            default:
-                FileHandle.standardError.write(Data("unknown argument \(argument)\n".utf8))
-                exit(2)
-            }
-        }
+        options.full = self.full
+        options.smoke = self.smoke
+        options.seconds = self.seconds ?? (self.smoke ? 0.2 : self.full ? 5 : options.seconds)
+        options.stack = !self.noStack
+        options.grpcPath = self.grpcPath
+        options.jsonPath = self.jsonPath
+        return options
+    }
+
+    static func run(_ options: BenchOptions) async throws {
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = .error

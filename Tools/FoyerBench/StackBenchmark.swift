@@ -2,12 +2,10 @@ import Foundation
 import FoyerAPI
 import FoyerBenchKit
 import FoyerClient
-import FoyerGuestQuota
 import FoyerIdentity
 import FoyerRPC
 import FoyerStackProcesses
 import FoyerStorage
-import FoyerUserData
 import Logging
 import NIOCore
 import Synchronization
@@ -187,7 +185,7 @@ private final class StackRun: Sendable {
         ]
     }
 
-    /// guest-quota consumes and user-data puts straight at the services (the load helpers each service ships).
+    /// guest-quota consumes and user-data puts straight at the services (`GuestQuotaLoad`, `UserDataLoad`).
     private func serviceCalls() async throws -> [ThroughputRow] {
         let consumes = try await GuestQuotaLoad.consumes(
             port: port(.guestQuota),

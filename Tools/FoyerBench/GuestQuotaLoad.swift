@@ -1,29 +1,29 @@
-public import Foundation
+import Foundation
 import FoyerAPI
-public import FoyerRPC
-public import FoyerStorage
+import FoyerRPC
+import FoyerStorage
 import FoyerWire
-public import Logging
+import Logging
 import NIOCore
 import SQLKit
 
 /// Load drivers for `make bench`: run against a guest-quota server listening on `host:port`.
-public enum GuestQuotaLoad {
+enum GuestQuotaLoad {
     /// What one run did.
-    public struct Result: Sendable, CustomStringConvertible {
+    struct Result: Sendable, CustomStringConvertible {
         /// Calls answered successfully.
-        public var succeeded: Int
+        var succeeded: Int
         /// Calls that failed (any status, denials included).
-        public var failed: Int
+        var failed: Int
         /// Wall time of the measured part (set-up excluded).
-        public var elapsed: Duration
+        var elapsed: Duration
 
-        public var perSecond: Double {
+        var perSecond: Double {
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
             return seconds > 0 ? Double(succeeded) / seconds : 0
         }
 
-        public var description: String {
+        var description: String {
             "\(succeeded) ok, \(failed) failed in \(elapsed): \(Int(perSecond.rounded()))/s"
         }
     }
@@ -31,7 +31,7 @@ public enum GuestQuotaLoad {
     /// Opens `concurrency` fresh accounts on `plan`, then times `operations` consumes of 1 on `counter` spread
     /// over them, `concurrency` in flight at once (each account's consumes run one after the other, each with its
     /// own idempotency key). Keep `operations / concurrency` under the plan's limit to measure only allowed ones.
-    public static func consumes(
+    static func consumes(
         host: String = "127.0.0.1",
         port: Int,
         clusterSecret: ClusterSecret?,
@@ -93,7 +93,7 @@ extension GuestQuotaLoad {
     /// Opens a quota account on the guest plan for each of `uids`, straight in guest-quota's database and
     /// `perTransaction` to a commit, as the gateway's guest sign-in leaves them (the live-guest count included).
     /// For the set-up of `make bench`'s clean-up rows, beside `IdentityBenchmark.seedGuests`.
-    public static func seedGuestAccounts(
+    static func seedGuestAccounts(
         into database: FoyerDatabase,
         uids: [String],
         plan: String = "guest",

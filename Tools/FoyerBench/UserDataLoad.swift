@@ -1,42 +1,42 @@
-public import FoyerAPI
-public import FoyerRPC
+import FoyerAPI
+import FoyerRPC
 import FoyerWire
-public import Logging
+import Logging
 import NIOCore
 
 /// Load drivers for `make bench`: run against a user-data server listening on `host:port`.
-public enum UserDataLoad {
+enum UserDataLoad {
     /// What one run of puts did.
-    public struct Result: Sendable, CustomStringConvertible {
-        public var succeeded: Int
-        public var failed: Int
+    struct Result: Sendable, CustomStringConvertible {
+        var succeeded: Int
+        var failed: Int
         /// Wall time of the measured part (set-up excluded).
-        public var elapsed: Duration
+        var elapsed: Duration
 
-        public var perSecond: Double {
+        var perSecond: Double {
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
             return seconds > 0 ? Double(succeeded) / seconds : 0
         }
 
-        public var description: String {
+        var description: String {
             "\(succeeded) ok, \(failed) failed in \(elapsed): \(Int(perSecond.rounded()))/s"
         }
     }
 
     /// What one timed merge did.
-    public struct MergeTiming: Sendable, CustomStringConvertible {
-        public var guestDocuments: Int
-        public var report: MergeReport
-        public var elapsed: Duration
+    struct MergeTiming: Sendable, CustomStringConvertible {
+        var guestDocuments: Int
+        var report: MergeReport
+        var elapsed: Duration
 
-        public var description: String {
+        var description: String {
             "merged \(guestDocuments) documents (\(report.moved) moved, \(report.conflicts) conflicts) in \(elapsed)"
         }
     }
 
     /// Times `operations` puts of `valueBytes`-byte values, `concurrency` in flight, each to a new key of one of
     /// `concurrency` fresh users.
-    public static func puts(
+    static func puts(
         host: String = "127.0.0.1",
         port: Int,
         clusterSecret: ClusterSecret?,
@@ -77,7 +77,7 @@ public enum UserDataLoad {
 
     /// Fills a fresh guest with `guestDocuments` documents (and a fresh account with `conflictingDocuments` of the
     /// same keys), then times one merge of the guest into the account under `policy`.
-    public static func merge(
+    static func merge(
         host: String = "127.0.0.1",
         port: Int,
         clusterSecret: ClusterSecret?,
