@@ -122,94 +122,122 @@ public struct DatabaseConfiguration: Sendable, CustomStringConvertible {
         defaultFileName: String
     ) throws -> DatabaseConfiguration {
         let text = value.trimmingCharacters(in: .whitespacesAndNewlines)
-        let accepted =
-            "expected postgres://user[:password]@host[:port]/database, or sqlite:PATH (relative to the data directory), or sqlite: for the default file"
         guard !text.isEmpty else {
-            throw FoyerStorageError.invalidConfiguration("empty database setting; \(accepted)")
+            throw FoyerStorageError.invalidConfiguration("empty database setting; \(acceptedForms)")
         }
         let lowered = text.lowercased()
-
         if lowered == "sqlite" || lowered.hasPrefix("sqlite:") {
-            var path = lowered == "sqlite" ? "" : String(text.dropFirst("sqlite:".count))
-            if path.hasPrefix("//") { path.removeFirst(2) }  // sqlite:///abs/path and sqlite://relative
-            if path.hasPrefix(":memory:") || path.lowercased().hasPrefix("file::memory:")
-                || path.contains("mode=memory")
-            {
-                throw FoyerStorageError.invalidConfiguration(
-                    "in-memory SQLite ('\(text)') is not supported: the storage layer needs a file (WAL, several connections); use a file in a temporary directory"
-                )
-            }
-            if path.isEmpty {
-                guard !defaultFileName.isEmpty else {
-                    throw FoyerStorageError.invalidConfiguration(
-                        "'\(text)' names no file and no default file name was given"
-                    )
-                }
-                path = defaultFileName
-            }
-            if path.hasSuffix("/") {
-                throw FoyerStorageError.invalidConfiguration("'\(text)' names a directory, not an SQLite file")
-            }
-            if !path.hasPrefix("/") {
-                guard !dataDirectory.isEmpty else {
-                    throw FoyerStorageError.invalidConfiguration(
-                        "'\(text)' is a relative path but no data directory was given"
-                    )
-                }
-                path = URL(fileURLWithPath: dataDirectory, isDirectory: true).appendingPathComponent(path).path
-            }
-            return DatabaseConfiguration(engine: .sqlite(path: URL(fileURLWithPath: path).standardizedFileURL.path))
+            let path = try sqlitePath(in: text, dataDirectory: dataDirectory, defaultFileName: defaultFileName)
+            return DatabaseConfiguration(engine: .sqlite(path: path))
         }
-
         if lowered.hasPrefix("postgres://") || lowered.hasPrefix("postgresql://") {
-            let redacted = redactingPassword(in: text)
-            guard let components = URLComponents(string: text) else {
+            return DatabaseConfiguration(engine: .postgres(url: try postgresURL(in: text)))
+        }
+        throw unrecognizedSetting(text)
+    }
+
+    /// The accepted forms, for error messages.
+    private static let acceptedForms =
+        "expected postgres://user[:password]@host[:port]/database, or sqlite:PATH (relative to the data directory), or sqlite: for the default file"
+
+    /// The absolute, standardised file path of an `sqlite` or `sqlite:PATH` setting.
+    private static func sqlitePath(
+        in text: String,
+        dataDirectory: String,
+        defaultFileName: String
+    ) throws -> String {
+        var path = text.lowercased() == "sqlite" ? "" : String(text.dropFirst("sqlite:".count))
+        if path.hasPrefix("//") { path.removeFirst(2) }  // sqlite:///abs/path and sqlite://relative
+        if path.hasPrefix(":memory:") || path.lowercased().hasPrefix("file::memory:") || path.contains("mode=memory") {
+            throw FoyerStorageError.invalidConfiguration(
+                "in-memory SQLite ('\(text)') is not supported: the storage layer needs a file (WAL, several connections); use a file in a temporary directory"
+            )
+        }
+        if path.isEmpty {
+            guard !defaultFileName.isEmpty else {
                 throw FoyerStorageError.invalidConfiguration(
-                    "'\(redacted)' is not a valid URL (percent-encode special characters in the user and password); \(accepted)"
+                    "'\(text)' names no file and no default file name was given"
                 )
             }
-            guard let host = components.host, !host.isEmpty else {
-                throw FoyerStorageError.invalidConfiguration("'\(redacted)' has no host; \(accepted)")
-            }
-            guard let user = components.user, !user.isEmpty else {
-                throw FoyerStorageError.invalidConfiguration("'\(redacted)' has no user name; \(accepted)")
-            }
-            let database = components.path.drop(while: { $0 == "/" })
-            if database.contains("/") {
+            path = defaultFileName
+        }
+        if path.hasSuffix("/") {
+            throw FoyerStorageError.invalidConfiguration("'\(text)' names a directory, not an SQLite file")
+        }
+        if !path.hasPrefix("/") {
+            guard !dataDirectory.isEmpty else {
                 throw FoyerStorageError.invalidConfiguration(
-                    "'\(redacted)' has more than a database name in its path; \(accepted)"
+                    "'\(text)' is a relative path but no data directory was given"
                 )
             }
-            for item in components.queryItems ?? [] {
-                switch item.name.lowercased() {
-                case "tlsmode", "sslmode", "tls", "ssl":
-                    let modes = ["disable", "false", "prefer", "allow", "true", "require", "verify-ca", "verify-full"]
-                    guard let mode = item.value, modes.contains(mode) else {
-                        throw FoyerStorageError.invalidConfiguration(
-                            "'\(redacted)': unknown \(item.name) '\(item.value ?? "")'; use disable, prefer or require"
-                        )
-                    }
-                default:
+            path = URL(fileURLWithPath: dataDirectory, isDirectory: true).appendingPathComponent(path).path
+        }
+        return URL(fileURLWithPath: path).standardizedFileURL.path
+    }
+
+    /// A checked `postgres://` or `postgresql://` URL, its scheme in lower case.
+    private static func postgresURL(in text: String) throws -> String {
+        let redacted = redactingPassword(in: text)
+        guard let components = URLComponents(string: text) else {
+            throw FoyerStorageError.invalidConfiguration(
+                "'\(redacted)' is not a valid URL (percent-encode special characters in the user and password); \(acceptedForms)"
+            )
+        }
+        guard let host = components.host, !host.isEmpty else {
+            throw FoyerStorageError.invalidConfiguration("'\(redacted)' has no host; \(acceptedForms)")
+        }
+        guard let user = components.user, !user.isEmpty else {
+            throw FoyerStorageError.invalidConfiguration("'\(redacted)' has no user name; \(acceptedForms)")
+        }
+        let database = components.path.drop(while: { $0 == "/" })
+        if database.contains("/") {
+            throw FoyerStorageError.invalidConfiguration(
+                "'\(redacted)' has more than a database name in its path; \(acceptedForms)"
+            )
+        }
+        try checkPostgresParameters(components.queryItems ?? [], in: redacted)
+        return try lowercasingScheme(of: text)
+    }
+
+    /// Accepts only a known TLS mode among the URL's parameters.
+    private static func checkPostgresParameters(_ items: [URLQueryItem], in redacted: String) throws {
+        let modes = ["disable", "false", "prefer", "allow", "true", "require", "verify-ca", "verify-full"]
+        for item in items {
+            switch item.name.lowercased() {
+            case "tlsmode", "sslmode", "tls", "ssl":
+                guard let mode = item.value, modes.contains(mode) else {
                     throw FoyerStorageError.invalidConfiguration(
-                        "'\(redacted)': unsupported URL parameter '\(item.name)'; only tlsmode is understood"
+                        "'\(redacted)': unknown \(item.name) '\(item.value ?? "")'; use disable, prefer or require"
                     )
                 }
+            default:
+                throw FoyerStorageError.invalidConfiguration(
+                    "'\(redacted)': unsupported URL parameter '\(item.name)'; only tlsmode is understood"
+                )
             }
-            // The scheme in lower case (the driver matches it exactly); everything else as given.
-            let schemeEnd = text.range(of: "://")!.lowerBound
-            let normalized = text[..<schemeEnd].lowercased() + text[schemeEnd...]
-            return DatabaseConfiguration(engine: .postgres(url: normalized))
         }
+    }
 
+    /// The URL with its scheme in lower case (the driver matches it exactly) and everything else as given.
+    static func lowercasingScheme(of url: String) throws -> String {
+        guard let schemeEnd = url.range(of: "://")?.lowerBound else {
+            // Not echoed: without `://` the password cannot be told apart to redact it.
+            throw FoyerStorageError.invalidConfiguration("the database URL has no scheme; \(acceptedForms)")
+        }
+        return url[..<schemeEnd].lowercased() + url[schemeEnd...]
+    }
+
+    /// The error for a setting that is neither SQLite nor PostgreSQL.
+    private static func unrecognizedSetting(_ text: String) -> FoyerStorageError {
         let redacted = redactingPassword(in: text)
-        if lowered.contains("://") {
-            throw FoyerStorageError.invalidConfiguration("unsupported database scheme in '\(redacted)'; \(accepted)")
+        if text.lowercased().contains("://") {
+            return .invalidConfiguration("unsupported database scheme in '\(redacted)'; \(acceptedForms)")
         }
         if text == ":memory:" {
-            throw FoyerStorageError.invalidConfiguration("in-memory SQLite is not supported; \(accepted)")
+            return .invalidConfiguration("in-memory SQLite is not supported; \(acceptedForms)")
         }
-        throw FoyerStorageError.invalidConfiguration(
-            "'\(redacted)' is neither a PostgreSQL URL nor an SQLite setting (write sqlite:\(text) for an SQLite file); \(accepted)"
+        return .invalidConfiguration(
+            "'\(redacted)' is neither a PostgreSQL URL nor an SQLite setting (write sqlite:\(text) for an SQLite file); \(acceptedForms)"
         )
     }
 

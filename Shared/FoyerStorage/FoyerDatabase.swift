@@ -125,105 +125,138 @@ public final class FoyerDatabase: Sendable {
     ///
     /// SQLite: creates the file's directory if needed and the file, switches it to WAL. PostgreSQL: connects once.
     public static func open(_ configuration: DatabaseConfiguration, logger: Logger) async throws -> FoyerDatabase {
-        let limits = configuration.limits
-        guard limits.postgresPoolSize >= 1, limits.sqliteReaderCount >= 1 else {
-            throw FoyerStorageError.invalidConfiguration("postgresPoolSize and sqliteReaderCount must be at least 1")
-        }
-        guard limits.connectTimeout > .zero, limits.acquireTimeout > .zero, limits.sqliteBusyTimeout >= .zero else {
-            throw FoyerStorageError.invalidConfiguration("timeouts must be positive")
-        }
+        try checkLimits(configuration.limits)
         var logger = logger
         logger[metadataKey: "database"] = "\(configuration.engine.kind)"
 
         let database: FoyerDatabase
         switch configuration.engine {
         case .sqlite(let path):
-            guard !path.isEmpty else {
-                throw FoyerStorageError.invalidConfiguration("empty SQLite path")
-            }
-            let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
-            do {
-                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            } catch {
-                throw FoyerStorageError.openFailed(
-                    "sqlite:\(path): cannot create directory \(directory.path): \(error)"
-                )
-            }
-            // One thread per connection, owned by this database (see SQLiteConnectionFactory.threadPool).
-            let threads = NIOThreadPool(numberOfThreads: limits.sqliteReaderCount + 1)
-            threads.start()
-            func factory(_ role: SQLiteConnectionFactory.Role) -> SQLiteConnectionFactory {
-                SQLiteConnectionFactory(
+            database = try await openSQLite(path: path, configuration: configuration, logger: logger)
+        case .postgres(let url):
+            database = try await openPostgres(url: url, configuration: configuration, logger: logger)
+        }
+        logger.info("Opened database", metadata: ["location": "\(configuration)"])
+        return database
+    }
+
+    /// Refuses limits the pools cannot work with.
+    private static func checkLimits(_ limits: DatabaseConfiguration.Limits) throws {
+        guard limits.postgresPoolSize >= 1, limits.sqliteReaderCount >= 1 else {
+            throw FoyerStorageError.invalidConfiguration("postgresPoolSize and sqliteReaderCount must be at least 1")
+        }
+        guard limits.connectTimeout > .zero, limits.acquireTimeout > .zero, limits.sqliteBusyTimeout >= .zero else {
+            throw FoyerStorageError.invalidConfiguration("timeouts must be positive")
+        }
+    }
+
+    /// Creates the file's directory, builds the writer and reader pools on the database's own threads, and opens
+    /// the writer (which creates the file and switches it to WAL) and one reader.
+    private static func openSQLite(
+        path: String,
+        configuration: DatabaseConfiguration,
+        logger: Logger
+    ) async throws -> FoyerDatabase {
+        guard !path.isEmpty else {
+            throw FoyerStorageError.invalidConfiguration("empty SQLite path")
+        }
+        try createDirectory(containing: path)
+        let limits = configuration.limits
+        // One thread per connection, owned by this database (see SQLiteConnectionFactory.threadPool).
+        let threads = NIOThreadPool(numberOfThreads: limits.sqliteReaderCount + 1)
+        threads.start()
+        func pool(_ role: SQLiteConnectionFactory.Role, maxConnections: Int) -> ConnectionPool<SQLiteConnectionFactory>
+        {
+            ConnectionPool(
+                source: SQLiteConnectionFactory(
                     path: path,
                     role: role,
                     busyTimeout: limits.sqliteBusyTimeout,
                     synchronous: configuration.sqliteSynchronous,
                     threadPool: threads
-                )
-            }
-            let writer = ConnectionPool(
-                source: factory(.writer),
-                maxConnections: 1,
+                ),
+                maxConnections: maxConnections,
                 acquireTimeout: limits.acquireTimeout,
-                pruneIdle: false,
+                pruneIdle: role == .reader,
                 logger: logger
             )
-            let readers = ConnectionPool(
-                source: factory(.reader),
-                maxConnections: limits.sqliteReaderCount,
-                acquireTimeout: limits.acquireTimeout,
-                pruneIdle: true,
-                logger: logger
-            )
-            database = FoyerDatabase(
-                configuration: configuration,
-                logger: logger,
-                backend: .sqlite(writer: writer, readers: readers, threads: threads)
-            )
-            do {
-                // The writer first: it creates the file and switches it to WAL before any reader opens it.
-                try await writer.withConnection { _ in }
-                try await readers.withConnection { connection in
-                    _ = try await connection.query("SELECT count(*) FROM sqlite_master")
-                }
-            } catch let error as FoyerStorageError {
-                try? await database.close()
-                throw error
-            } catch {
-                try? await database.close()
-                throw FoyerStorageError.openFailed("sqlite:\(path): \(error)")
-            }
-
-        case .postgres(let url):
-            let redacted = DatabaseConfiguration.redactingPassword(in: url)
-            var sqlConfiguration: SQLPostgresConfiguration
-            do {
-                sqlConfiguration = try SQLPostgresConfiguration(url: url)
-            } catch {
-                throw FoyerStorageError.invalidConfiguration("'\(redacted)' is not a usable PostgreSQL URL")
-            }
-            sqlConfiguration.coreConfiguration.options.connectTimeout = limits.connectTimeout.timeAmount
-            if let schema = configuration.postgresSchema {
-                sqlConfiguration.searchPath = [schema]
-            }
-            let pool = ConnectionPool(
-                source: PostgresConnectionSource(sqlConfiguration: sqlConfiguration),
-                maxConnections: limits.postgresPoolSize,
-                acquireTimeout: limits.acquireTimeout,
-                pruneIdle: true,
-                logger: logger
-            )
-            database = FoyerDatabase(configuration: configuration, logger: logger, backend: .postgres(pool))
-            do {
-                try await pool.withConnection { connection in _ = try await connection.query("SELECT 1" as String).get()
-                }
-            } catch {
-                try? await database.close()
-                throw FoyerStorageError.openFailed("\(redacted): \(String(reflecting: error))")
-            }
         }
-        logger.info("Opened database", metadata: ["location": "\(configuration)"])
+        let writer = pool(.writer, maxConnections: 1)
+        let readers = pool(.reader, maxConnections: limits.sqliteReaderCount)
+        let database = FoyerDatabase(
+            configuration: configuration,
+            logger: logger,
+            backend: .sqlite(writer: writer, readers: readers, threads: threads)
+        )
+        do {
+            // The writer first: it creates the file and switches it to WAL before any reader opens it.
+            try await writer.withConnection { _ in }
+            try await readers.withConnection { connection in
+                _ = try await connection.query("SELECT count(*) FROM sqlite_master")
+            }
+        } catch let error as FoyerStorageError {
+            try? await database.close()
+            throw error
+        } catch {
+            try? await database.close()
+            throw FoyerStorageError.openFailed("sqlite:\(path): \(error)")
+        }
         return database
+    }
+
+    /// Creates the directory an SQLite file lives in, if it is missing.
+    private static func createDirectory(containing path: String) throws {
+        let directory = URL(fileURLWithPath: path).deletingLastPathComponent()
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        } catch {
+            throw FoyerStorageError.openFailed("sqlite:\(path): cannot create directory \(directory.path): \(error)")
+        }
+    }
+
+    /// Builds the PostgreSQL pool and opens one connection.
+    private static func openPostgres(
+        url: String,
+        configuration: DatabaseConfiguration,
+        logger: Logger
+    ) async throws -> FoyerDatabase {
+        let redacted = DatabaseConfiguration.redactingPassword(in: url)
+        let pool = ConnectionPool(
+            source: PostgresConnectionSource(
+                sqlConfiguration: try postgresConfiguration(url: url, configuration: configuration)
+            ),
+            maxConnections: configuration.limits.postgresPoolSize,
+            acquireTimeout: configuration.limits.acquireTimeout,
+            pruneIdle: true,
+            logger: logger
+        )
+        let database = FoyerDatabase(configuration: configuration, logger: logger, backend: .postgres(pool))
+        do {
+            try await pool.withConnection { connection in _ = try await connection.query("SELECT 1" as String).get() }
+        } catch {
+            try? await database.close()
+            throw FoyerStorageError.openFailed("\(redacted): \(String(reflecting: error))")
+        }
+        return database
+    }
+
+    /// The driver's configuration for `url`: connect timeout and schema from `configuration`.
+    private static func postgresConfiguration(
+        url: String,
+        configuration: DatabaseConfiguration
+    ) throws -> SQLPostgresConfiguration {
+        var sqlConfiguration: SQLPostgresConfiguration
+        do {
+            sqlConfiguration = try SQLPostgresConfiguration(url: url)
+        } catch {
+            let redacted = DatabaseConfiguration.redactingPassword(in: url)
+            throw FoyerStorageError.invalidConfiguration("'\(redacted)' is not a usable PostgreSQL URL")
+        }
+        sqlConfiguration.coreConfiguration.options.connectTimeout = configuration.limits.connectTimeout.timeAmount
+        if let schema = configuration.postgresSchema {
+            sqlConfiguration.searchPath = [schema]
+        }
+        return sqlConfiguration
     }
 
     /// Runs `body` with a connection for reads, outside any transaction (each statement sees the latest commits).

@@ -1,6 +1,7 @@
-import FoyerStorage
 import FoyerTestSupport
 import Testing
+
+@testable import FoyerStorage
 
 @Suite("Database configuration")
 struct ConfigurationTests {
@@ -62,6 +63,17 @@ struct ConfigurationTests {
         ("postgres://foyer:hunter2@db.internal/accounts?application_name=x", "unsupported URL parameter"),
         ("postgres://foyer:hunter2@db.internal/accounts/extra", "more than a database name"),
     ]
+
+    @Test("A URL without a scheme separator is a configuration error, not a crash, without the password")
+    func lowercasingSchemeRejectsURLWithoutScheme() throws {
+        let error = #expect(throws: FoyerStorageError.self) {
+            try DatabaseConfiguration.lowercasingScheme(of: "postgres:foyer:hunter2@db.internal/accounts")
+        }
+        let message = try #require(error.map { "\($0)" })
+        #expect(message.contains("no scheme"), "\(message)")
+        #expect(!message.contains("hunter2"), "\(message)")
+        #expect(try DatabaseConfiguration.lowercasingScheme(of: "POSTGRES://U@H/D") == "postgres://U@H/D")
+    }
 
     @Test("rejected settings give a clear error without the password", arguments: rejected)
     func rejectsInvalidSettings(setting: String, mentions: String) throws {

@@ -137,9 +137,10 @@ public final class IdentityService: Sendable {
         }
     }
 
-    /// The mail route, announced in the log. The configuration check made sure a webhook URL parses, that the
-    /// outbox runs only in local mode, and `needsHTTP` that there is an HTTP client for a webhook.
-    private static func mailDelivery(
+    /// The mail route, announced in the log. The configuration check made sure that the outbox runs only in local
+    /// mode, and `needsHTTP` that there is an HTTP client for a webhook; a webhook URL that does not parse throws
+    /// ``IdentityConfigurationError`` here too.
+    static func mailDelivery(
         _ configuration: IdentityConfiguration,
         http: URLSessionHTTPClient?,
         logger: Logger
@@ -169,10 +170,11 @@ public final class IdentityService: Sendable {
         case .sendmail(let path):
             return .external(SendmailMailer(path: path, timeout: .seconds(30)))
         case .webhook(let text, let secret):
+            guard let url = URL(string: text) else {
+                throw IdentityConfigurationError("the mail webhook must be an http(s) URL")
+            }
             let client = http ?? URLSessionHTTPClient()
-            return .external(
-                WebhookMailer(url: URL(string: text)!, secret: secret, http: client, timeout: .seconds(10))
-            )
+            return .external(WebhookMailer(url: url, secret: secret, http: client, timeout: .seconds(10)))
         }
     }
 

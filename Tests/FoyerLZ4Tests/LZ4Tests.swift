@@ -1,0 +1,148 @@
+import CFoyerLZ4
+import FoyerLZ4
+import Testing
+
+@Suite("LZ4 block codec")
+struct LZ4Tests {
+    /// Inputs of the shapes the wire protocol carries: tiny, document-like text, incompressible, long runs.
+    static let payloads: [(name: String, bytes: [UInt8])] = [
+        ("one byte", [0x2A]),
+        ("document-like text, 64 KiB", documentLike(byteCount: 65_536)),
+        ("incompressible, 4 KiB", incompressible(byteCount: 4096)),
+        ("zeros, 100,000 bytes", [UInt8](repeating: 0, count: 100_000)),
+    ]
+
+    @Test("Our blocks decode with liblz4 to the same bytes", arguments: payloads)
+    func compressedBlocksDecodeWithLiblz4(name: String, bytes: [UInt8]) throws {
+        let block = LZ4.compress(bytes)
+        let bound = try #require(LZ4.compressBound(bytes.count))
+        #expect(block.count <= bound)
+        #expect(try Self.liblz4Decompress(block, byteCount: bytes.count) == bytes)
+    }
+
+    @Test("liblz4's blocks, at every acceleration, decode with ours to the same bytes", arguments: payloads)
+    func liblz4BlocksDecodeWithOurs(name: String, bytes: [UInt8]) throws {
+        for acceleration: Int32 in [1, 8, 65_537] {
+            let block = try Self.liblz4Compress(bytes, acceleration: acceleration)
+            #expect(try LZ4.decompress(block, uncompressedByteCount: bytes.count) == bytes)
+        }
+    }
+
+    @Test("Our blocks round-trip through our decoder", arguments: payloads)
+    func roundTrip(name: String, bytes: [UInt8]) throws {
+        #expect(try LZ4.decompress(LZ4.compress(bytes), uncompressedByteCount: bytes.count) == bytes)
+    }
+
+    @Test("A truncated block is corrupt, at every cut")
+    func truncatedBlock() throws {
+        let bytes = Self.documentLike(byteCount: 4096)
+        let block = LZ4.compress(bytes)
+        for cut in [1, 2, block.count / 2, block.count - 1] {
+            #expect(throws: LZ4Error.corruptBlock) {
+                try LZ4.decompress(Array(block.prefix(cut)), uncompressedByteCount: bytes.count)
+            }
+        }
+        #expect(throws: LZ4Error.corruptBlock) { try LZ4.decompress([], uncompressedByteCount: bytes.count) }
+    }
+
+    @Test("A block that expands to more or fewer bytes than declared is corrupt")
+    func declaredLengthMismatch() throws {
+        let bytes = Self.documentLike(byteCount: 4096)
+        let block = LZ4.compress(bytes)
+        for declared in [bytes.count - 1, bytes.count / 2, 1, bytes.count + 1, bytes.count * 2] {
+            #expect(throws: LZ4Error.corruptBlock) { try LZ4.decompress(block, uncompressedByteCount: declared) }
+        }
+        #expect(throws: LZ4Error.corruptBlock) { try LZ4.decompress(block, uncompressedByteCount: 0) }
+    }
+
+    @Test("A declared length beyond liblz4's limit is refused before decoding")
+    func oversizedDeclaredLength() throws {
+        let block = LZ4.compress(Self.documentLike(byteCount: 256))
+        #expect(LZ4.compressBound(LZ4.maxInputByteCount + 1) == nil)
+        #expect(LZ4.compressBound(-1) == nil)
+        // The destination claims more than liblz4 accepts; the codec must refuse it from its count alone, so a
+        // one-byte allocation stands in for it (nothing is written: the check comes before liblz4 is called).
+        let storage = UnsafeMutableRawPointer.allocate(byteCount: 1, alignment: 1)
+        defer { storage.deallocate() }
+        let oversized = UnsafeMutableRawBufferPointer(start: storage, count: LZ4.maxInputByteCount + 1)
+        let error = block.withUnsafeBytes { source -> LZ4Error? in
+            do {
+                try LZ4.decompress(source, into: oversized)
+                return nil
+            } catch {
+                return error as? LZ4Error
+            }
+        }
+        #expect(error == .corruptBlock)
+    }
+
+    @Test("A block of garbage is corrupt, not a crash")
+    func garbageBlock() throws {
+        // A literal run whose length says 15 + 255 + 255 + 1 bytes follow, but only two do.
+        #expect(throws: LZ4Error.corruptBlock) {
+            try LZ4.decompress([0xF0, 0xFF, 0xFF, 0x01, 0x02, 0x03], uncompressedByteCount: 526)
+        }
+        // A match whose offset points before the start of the output.
+        #expect(throws: LZ4Error.corruptBlock) {
+            try LZ4.decompress([0x14, 0x41, 0xFF, 0xFF, 0x00], uncompressedByteCount: 9)
+        }
+    }
+
+    // MARK: liblz4 called directly
+
+    static func liblz4Compress(_ bytes: [UInt8], acceleration: Int32) throws -> [UInt8] {
+        var block = [UInt8](repeating: 0, count: Int(LZ4_compressBound(Int32(bytes.count))))
+        let written = bytes.withUnsafeBytes { source in
+            block.withUnsafeMutableBytes { destination in
+                LZ4_compress_fast(
+                    source.baseAddress!.assumingMemoryBound(to: CChar.self),
+                    destination.baseAddress!.assumingMemoryBound(to: CChar.self),
+                    Int32(source.count),
+                    Int32(destination.count),
+                    acceleration
+                )
+            }
+        }
+        try #require(written > 0)
+        return Array(block.prefix(Int(written)))
+    }
+
+    static func liblz4Decompress(_ block: [UInt8], byteCount: Int) throws -> [UInt8] {
+        var output = [UInt8](repeating: 0, count: byteCount)
+        let decoded = block.withUnsafeBytes { source in
+            output.withUnsafeMutableBytes { destination in
+                LZ4_decompress_safe(
+                    source.baseAddress!.assumingMemoryBound(to: CChar.self),
+                    destination.baseAddress!.assumingMemoryBound(to: CChar.self),
+                    Int32(source.count),
+                    Int32(destination.count)
+                )
+            }
+        }
+        try #require(decoded == byteCount)
+        return output
+    }
+
+    // MARK: Inputs
+
+    static func documentLike(byteCount: Int) -> [UInt8] {
+        var text = ""
+        var index = 0
+        while text.utf8.count < byteCount {
+            text += #"{"id":"doc-\#(index)","title":"List \#(index % 7)","items":["milk","eggs"],"n":\#(index * 37)}"#
+            index += 1
+        }
+        return Array(text.utf8.prefix(byteCount))
+    }
+
+    /// Deterministic pseudo-random bytes (xorshift), which LZ4 cannot shrink.
+    static func incompressible(byteCount: Int) -> [UInt8] {
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        return (0..<byteCount).map { _ in
+            state ^= state << 13
+            state ^= state >> 7
+            state ^= state << 17
+            return UInt8(truncatingIfNeeded: state)
+        }
+    }
+}
