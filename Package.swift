@@ -158,14 +158,14 @@ let package = Package(
         serviceExecutable("IdentityMain", library: "FoyerIdentity", path: "Services/Identity/Executable"),
         .target(
             name: "FoyerGuestQuota",
-            dependencies: storeService,
+            dependencies: storeService + ["FoyerServiceKit"],
             path: "Services/GuestQuota/Library",
             swiftSettings: swiftSettings
         ),
         serviceExecutable("GuestQuotaMain", library: "FoyerGuestQuota", path: "Services/GuestQuota/Executable"),
         .target(
             name: "FoyerUserData",
-            dependencies: storeService,
+            dependencies: storeService + ["FoyerServiceKit"],
             path: "Services/UserData/Library",
             swiftSettings: swiftSettings
         ),
@@ -304,6 +304,7 @@ let package = Package(
             name: "FoyerTestSupport",
             dependencies: [
                 "FoyerRPC",
+                "FoyerServiceKit",
                 "FoyerWire",
                 "FoyerCrypto",
                 "FoyerStorage",

@@ -7,13 +7,9 @@ import FoyerWire
 import Testing
 
 /// A running guest-quota service on a fresh database, a client of it, and its clock.
-struct GuestQuotaHarness: Sendable {
-    let client: RPCClient
-    let clock: TestClock
-    let configuration: GuestQuotaConfiguration
-    /// The service's database, for checks of what it stored.
-    let database: FoyerDatabase
+typealias GuestQuotaHarness = StoreServiceHarness<GuestQuotaConfiguration>
 
+extension StoreServiceHarness where Configuration == GuestQuotaConfiguration {
     /// Opens a quota account on `plan` (a new uid each call unless one is given).
     @discardableResult
     func open(_ uid: String = testUID(), plan: String = "guest") async throws -> String {
@@ -59,56 +55,22 @@ func withGuestQuota<T: Sendable>(
     maxAttempts: Int = 3,
     _ body: (GuestQuotaHarness) async throws -> T
 ) async throws -> T {
-    try await withTestDatabase(engine) { database in
-        let clock = TestClock()
-        var configuration = GuestQuotaConfiguration(database: database.configuration)
-        configuration.database.limits.postgresPoolSize = 3
-        // Tests need no durability across power loss; skipping the fsync per commit keeps the SQLite suites fast.
-        configuration.database.sqliteSynchronous = .normal
-        configuration.now = clock.now
-        configure(&configuration)
-        let service = try await GuestQuotaService.make(
-            configuration: configuration,
-            server: testServerConfiguration(service: "guest-quota"),
-            logger: TestLogging.logger("foyer.test.guest-quota")
-        )
-        return try await withServiceClient(
-            service.server,
-            service: "guest-quota",
-            maxAttempts: maxAttempts,
-            close: service.close
-        ) {
-            client in
-            try await body(
-                GuestQuotaHarness(client: client, clock: clock, configuration: configuration, database: database)
-            )
-        }
-    }
+    try await withStoreService(
+        engine,
+        service: "guest-quota",
+        make: { try await GuestQuotaService.make(configuration: $0, server: $1, logger: $2) },
+        configure: configure,
+        maxAttempts: maxAttempts,
+        body
+    )
 }
 
-/// Expects `body` to fail with `status`, and returns the error for further checks.
+/// Expects `body` to fail with `status` (named as GuestQuotaStatus names it), and returns the error for further checks.
 @discardableResult
 func expectStatus<T>(
     _ status: RPCStatus,
     sourceLocation: SourceLocation = #_sourceLocation,
     _ body: () async throws -> T
 ) async -> RPCError? {
-    do {
-        _ = try await body()
-        Issue.record(
-            "expected \(GuestQuotaStatus.name(of: status) ?? "\(status)"), got an answer",
-            sourceLocation: sourceLocation
-        )
-        return nil
-    } catch let error as RPCError {
-        #expect(
-            error.status == status,
-            "expected \(GuestQuotaStatus.name(of: status) ?? "\(status)"), got \(GuestQuotaStatus.name(of: error.status) ?? "\(error.status)"): \(error.message)",
-            sourceLocation: sourceLocation
-        )
-        return error
-    } catch {
-        Issue.record("expected an RPCError, got \(error)", sourceLocation: sourceLocation)
-        return nil
-    }
+    await expectStatus(status, names: GuestQuotaStatus.name(of:), sourceLocation: sourceLocation, body)
 }

@@ -9,13 +9,9 @@ import SQLKit
 import Testing
 
 /// A running user-data service on a fresh database, a client of it, and its clock.
-struct UserDataHarness: Sendable {
-    let client: RPCClient
-    let clock: TestClock
-    let configuration: UserDataConfiguration
-    /// The service's database, for checks of what it stored.
-    let database: FoyerDatabase
+typealias UserDataHarness = StoreServiceHarness<UserDataConfiguration>
 
+extension StoreServiceHarness where Configuration == UserDataConfiguration {
     @discardableResult
     func put(
         _ uid: String,
@@ -143,54 +139,22 @@ func withUserData<T: Sendable>(
     maxAttempts: Int = 3,
     _ body: (UserDataHarness) async throws -> T
 ) async throws -> T {
-    try await withTestDatabase(engine) { database in
-        let clock = TestClock()
-        var configuration = UserDataConfiguration(database: database.configuration)
-        configuration.database.limits.postgresPoolSize = 3
-        // Tests need no durability across power loss; skipping the fsync per commit keeps the SQLite suites fast.
-        configuration.database.sqliteSynchronous = .normal
-        configuration.now = clock.now
-        configure(&configuration)
-        let service = try await UserDataService.make(
-            configuration: configuration,
-            server: testServerConfiguration(service: "user-data"),
-            logger: TestLogging.logger("foyer.test.user-data")
-        )
-        return try await withServiceClient(
-            service.server,
-            service: "user-data",
-            maxAttempts: maxAttempts,
-            close: service.close
-        ) {
-            client in
-            try await body(
-                UserDataHarness(client: client, clock: clock, configuration: configuration, database: database)
-            )
-        }
-    }
+    try await withStoreService(
+        engine,
+        service: "user-data",
+        make: { try await UserDataService.make(configuration: $0, server: $1, logger: $2) },
+        configure: configure,
+        maxAttempts: maxAttempts,
+        body
+    )
 }
 
-/// Expects `body` to fail with `status`, and returns the error for further checks.
+/// Expects `body` to fail with `status` (named as UserDataStatus names it), and returns the error for further checks.
 @discardableResult
 func expectStatus<T>(
     _ status: RPCStatus,
     sourceLocation: SourceLocation = #_sourceLocation,
     _ body: () async throws -> T
 ) async -> RPCError? {
-    func name(_ status: RPCStatus) -> String { UserDataStatus.name(of: status) ?? "\(status)" }
-    do {
-        _ = try await body()
-        Issue.record("expected \(name(status)), got an answer", sourceLocation: sourceLocation)
-        return nil
-    } catch let error as RPCError {
-        #expect(
-            error.status == status,
-            "expected \(name(status)), got \(name(error.status)): \(error.message)",
-            sourceLocation: sourceLocation
-        )
-        return error
-    } catch {
-        Issue.record("expected an RPCError, got \(error)", sourceLocation: sourceLocation)
-        return nil
-    }
+    await expectStatus(status, names: UserDataStatus.name(of:), sourceLocation: sourceLocation, body)
 }

@@ -1,10 +1,11 @@
 import FoyerAPI
 import FoyerRPC
+import FoyerServiceKit
 import FoyerWire
 import NIOCore
 
 /// Why the store refused a request. Only `rpcError` turns it into a wire status (`GuestQuotaHandlers`).
-struct GuestQuotaError: Error, CustomStringConvertible {
+struct GuestQuotaError: RPCStatusMapping, CustomStringConvertible {
     enum Code: Hashable, Sendable {
         case invalidArgument, unknownPlan, unknownCounter, quotaExceeded, unknownFeature, accountNotFound
         case invalidAmount, signupRateLimited, guestCapReached, opConflict, mergeIntoSelf

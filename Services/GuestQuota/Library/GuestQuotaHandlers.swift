@@ -1,5 +1,6 @@
 import FoyerAPI
 import FoyerRPC
+import FoyerServiceKit
 import FoyerWire
 
 /// The RPC face of the store: checks what the contract leaves to the service (uid and key shapes, source
@@ -8,108 +9,72 @@ struct GuestQuotaHandlers: Sendable {
     let store: GuestQuotaStore
 
     func register(on router: inout RPCRouter) {
-        router.register(GuestQuotaMethods.admitSignup) { request, _ in
-            try await answer {
-                guard let source = SignupSource(request.source) else {
-                    throw GuestQuotaError.invalidArgument("source '\(request.source)' is not an IPv4 or IPv6 address")
-                }
-                return try await store.admitSignup(source: source)
+        router.register(GuestQuotaMethods.admitSignup, mapping: GuestQuotaError.self) { request in
+            guard let source = SignupSource(request.source) else {
+                throw GuestQuotaError.invalidArgument("source '\(request.source)' is not an IPv4 or IPv6 address")
             }
+            return try await store.admitSignup(source: source)
         }
-        router.register(GuestQuotaMethods.openAccount) { request, _ in
-            try await answer {
-                try checkUID(request.uid)
-                return try await store.openAccount(uid: request.uid, planName: request.plan)
-            }
+        router.register(GuestQuotaMethods.openAccount, mapping: GuestQuotaError.self) { request in
+            try checkUID(request.uid)
+            return try await store.openAccount(uid: request.uid, planName: request.plan)
         }
-        router.register(GuestQuotaMethods.changePlan) { request, _ in
-            try await answer {
-                try checkUID(request.uid)
-                return try await store.changePlan(uid: request.uid, planName: request.plan)
-            }
+        router.register(GuestQuotaMethods.changePlan, mapping: GuestQuotaError.self) { request in
+            try checkUID(request.uid)
+            return try await store.changePlan(uid: request.uid, planName: request.plan)
         }
-        router.register(GuestQuotaMethods.consume) { request, _ in
-            try await answer {
-                try checkUID(request.uid)
-                try checkKey(request.idempotencyKey, field: "idempotencyKey")
-                return try await store.consume(
-                    uid: request.uid,
-                    counter: request.counter,
-                    amount: request.amount,
-                    key: request.idempotencyKey
-                )
-            }
+        router.register(GuestQuotaMethods.consume, mapping: GuestQuotaError.self) { request in
+            try checkUID(request.uid)
+            try checkKey(request.idempotencyKey, field: "idempotencyKey")
+            return try await store.consume(
+                uid: request.uid,
+                counter: request.counter,
+                amount: request.amount,
+                key: request.idempotencyKey
+            )
         }
-        router.register(GuestQuotaMethods.refund) { request, _ in
-            try await answer {
-                try checkUID(request.uid)
-                try checkKey(request.idempotencyKey, field: "idempotencyKey")
-                return try await store.refund(uid: request.uid, key: request.idempotencyKey)
-            }
+        router.register(GuestQuotaMethods.refund, mapping: GuestQuotaError.self) { request in
+            try checkUID(request.uid)
+            try checkKey(request.idempotencyKey, field: "idempotencyKey")
+            return try await store.refund(uid: request.uid, key: request.idempotencyKey)
         }
-        router.register(GuestQuotaMethods.prune) { request, _ in
-            try await answer {
-                PruneResponse(removed: UInt64(try await store.pruneExpiredRows(limit: Int(request.limit))))
-            }
+        router.register(GuestQuotaMethods.prune, mapping: GuestQuotaError.self) { request in
+            PruneResponse(removed: UInt64(try await store.pruneExpiredRows(limit: Int(request.limit))))
         }
-        router.register(GuestQuotaMethods.release) { request, _ in
-            try await answer {
-                try checkUID(request.uid)
-                try checkKey(request.idempotencyKey, field: "idempotencyKey")
-                return try await store.release(
-                    uid: request.uid,
-                    counter: request.counter,
-                    amount: request.amount,
-                    key: request.idempotencyKey
-                )
-            }
+        router.register(GuestQuotaMethods.release, mapping: GuestQuotaError.self) { request in
+            try checkUID(request.uid)
+            try checkKey(request.idempotencyKey, field: "idempotencyKey")
+            return try await store.release(
+                uid: request.uid,
+                counter: request.counter,
+                amount: request.amount,
+                key: request.idempotencyKey
+            )
         }
-        router.register(GuestQuotaMethods.usage) { request, _ in
-            try await answer {
-                try checkUID(request.uid)
-                return try await store.usage(uid: request.uid)
-            }
+        router.register(GuestQuotaMethods.usage, mapping: GuestQuotaError.self) { request in
+            try checkUID(request.uid)
+            return try await store.usage(uid: request.uid)
         }
-        router.register(GuestQuotaMethods.feature) { request, _ in
-            try await answer {
-                try checkUID(request.uid)
-                return try await store.feature(uid: request.uid, feature: request.feature)
-            }
+        router.register(GuestQuotaMethods.feature, mapping: GuestQuotaError.self) { request in
+            try checkUID(request.uid)
+            return try await store.feature(uid: request.uid, feature: request.feature)
         }
-        router.register(GuestQuotaMethods.merge) { request, _ in
-            try await answer {
-                try checkUID(request.fromUID)
-                try checkUID(request.toUID)
-                try checkKey(request.op, field: "op")
-                return try await store.merge(from: request.fromUID, to: request.toUID, op: request.op)
-            }
+        router.register(GuestQuotaMethods.merge, mapping: GuestQuotaError.self) { request in
+            try checkUID(request.fromUID)
+            try checkUID(request.toUID)
+            try checkKey(request.op, field: "op")
+            return try await store.merge(from: request.fromUID, to: request.toUID, op: request.op)
         }
-        router.register(GuestQuotaMethods.deleteAll) { request, _ in
-            try await answer {
-                try checkUID(request.uid)
-                return try await store.deleteAll(uid: request.uid)
-            }
+        router.register(GuestQuotaMethods.deleteAll, mapping: GuestQuotaError.self) { request in
+            try checkUID(request.uid)
+            return try await store.deleteAll(uid: request.uid)
         }
-        router.register(GuestQuotaMethods.deleteAllBatch) { request, _ in
-            try await answer {
-                try checkBatch(request.elements)
-                for element in request.elements { try checkUID(element.uid) }
-                return Batch(try await store.deleteAll(uids: request.elements.map(\.uid)))
-            }
+        router.register(GuestQuotaMethods.deleteAllBatch, mapping: GuestQuotaError.self) { request in
+            try checkBatch(request.elements)
+            for element in request.elements { try checkUID(element.uid) }
+            return Batch(try await store.deleteAll(uids: request.elements.map(\.uid)))
         }
-        router.register(GuestQuotaMethods.stats) { _, _ in
-            try await answer { try await store.stats() }
-        }
-    }
-
-    /// Runs a handler body, turning the store's refusals into their statuses; anything else passes on to the
-    /// runtime, which answers `internal` and logs the detail.
-    private func answer<Response>(_ body: () async throws -> Response) async throws -> Response {
-        do {
-            return try await body()
-        } catch let error as GuestQuotaError {
-            throw error.rpcError
-        }
+        router.register(GuestQuotaMethods.stats, mapping: GuestQuotaError.self) { _ in try await store.stats() }
     }
 
     private func checkBatch<Element>(_ elements: [Element]) throws(GuestQuotaError) {

@@ -1,10 +1,11 @@
 import FoyerAPI
 import FoyerRPC
+import FoyerServiceKit
 import FoyerWire
 import NIOCore
 
 /// Why the store refused a request. Only `rpcError` turns it into a wire status (`UserDataHandlers`).
-struct UserDataError: Error, CustomStringConvertible {
+struct UserDataError: RPCStatusMapping, CustomStringConvertible {
     enum Code: Hashable, Sendable {
         case invalidArgument, invalidKey, invalidCollection, valueTooLarge, versionMismatch, pageSizeTooLarge
         case invalidCursor, mergeIntoSelf, opConflict, uidMerged, uidDeleted

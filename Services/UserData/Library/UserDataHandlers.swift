@@ -1,5 +1,6 @@
 import FoyerAPI
 import FoyerRPC
+import FoyerServiceKit
 import FoyerWire
 import NIOCore
 
@@ -9,125 +10,91 @@ struct UserDataHandlers: Sendable {
     let store: DocumentStore
 
     func register(on router: inout RPCRouter) {
-        router.register(UserDataMethods.put) { request, _ in
-            try await answer {
-                try checkDocument(uid: request.uid, collection: request.collection, key: request.key)
-                return try await store.put(
-                    uid: request.uid,
-                    collection: request.collection,
-                    key: request.key,
-                    value: request.value,
-                    expectedVersion: request.expectedVersion
-                )
-            }
+        router.register(UserDataMethods.put, mapping: UserDataError.self) { request in
+            try checkDocument(uid: request.uid, collection: request.collection, key: request.key)
+            return try await store.put(
+                uid: request.uid,
+                collection: request.collection,
+                key: request.key,
+                value: request.value,
+                expectedVersion: request.expectedVersion
+            )
         }
-        router.register(UserDataMethods.get) { request, _ in
-            try await answer {
-                try checkDocument(uid: request.uid, collection: request.collection, key: request.key)
-                return try await store.get(uid: request.uid, collection: request.collection, key: request.key)
-            }
+        router.register(UserDataMethods.get, mapping: UserDataError.self) { request in
+            try checkDocument(uid: request.uid, collection: request.collection, key: request.key)
+            return try await store.get(uid: request.uid, collection: request.collection, key: request.key)
         }
-        router.register(UserDataMethods.list) { request, _ in
-            try await answer {
-                try checkUID(request.uid)
-                try checkCollection(request.collection)
-                let size = try pageSize(request.pageSize)
-                let cursor = try request.cursor.map { bytes throws(UserDataError) in
-                    let cursor = try DocumentCursor(decoding: bytes, kind: .list)
-                    guard cursor.collection == request.collection else { throw UserDataError.invalidCursor }
-                    return cursor
-                }
-                return try await store.page(
-                    uid: request.uid,
-                    scope: .collection(request.collection),
-                    cursor: cursor,
-                    pageSize: size
-                )
+        router.register(UserDataMethods.list, mapping: UserDataError.self) { request in
+            try checkUID(request.uid)
+            try checkCollection(request.collection)
+            let size = try pageSize(request.pageSize)
+            let cursor = try request.cursor.map { bytes throws(UserDataError) in
+                let cursor = try DocumentCursor(decoding: bytes, kind: .list)
+                guard cursor.collection == request.collection else { throw UserDataError.invalidCursor }
+                return cursor
             }
+            return try await store.page(
+                uid: request.uid,
+                scope: .collection(request.collection),
+                cursor: cursor,
+                pageSize: size
+            )
         }
-        router.register(UserDataMethods.delete) { request, _ in
-            try await answer {
-                try checkDocument(uid: request.uid, collection: request.collection, key: request.key)
-                return try await store.delete(
-                    uid: request.uid,
-                    collection: request.collection,
-                    key: request.key,
-                    expectedVersion: request.expectedVersion
-                )
+        router.register(UserDataMethods.delete, mapping: UserDataError.self) { request in
+            try checkDocument(uid: request.uid, collection: request.collection, key: request.key)
+            return try await store.delete(
+                uid: request.uid,
+                collection: request.collection,
+                key: request.key,
+                expectedVersion: request.expectedVersion
+            )
+        }
+        router.register(UserDataMethods.count, mapping: UserDataError.self) { request in
+            try checkUID(request.uid)
+            if let collection = request.collection { try checkCollection(collection) }
+            return try await store.count(uid: request.uid, collection: request.collection)
+        }
+        router.register(UserDataMethods.merge, mapping: UserDataError.self) { request in
+            try checkUID(request.fromUID)
+            try checkUID(request.toUID)
+            try checkOperationID(request.op)
+            return try await store.merge(
+                from: request.fromUID,
+                to: request.toUID,
+                op: request.op,
+                policy: request.policy
+            )
+        }
+        router.register(UserDataMethods.deleteAll, mapping: UserDataError.self) { request in
+            try checkUID(request.uid)
+            return try await store.deleteAll(uid: request.uid)
+        }
+        router.register(UserDataMethods.deleteAllBatch, mapping: UserDataError.self) { request in
+            try checkBatch(request.elements)
+            for element in request.elements { try checkUID(element.uid) }
+            return Batch(try await store.deleteAll(uids: request.elements.map(\.uid)))
+        }
+        router.register(UserDataMethods.putOnce, mapping: UserDataError.self) { request in
+            try checkDocument(uid: request.uid, collection: request.collection, key: request.key)
+            try checkOperationID(request.op)
+            try checkOperationID(request.attempt)
+            return try await store.putOnce(request)
+        }
+        router.register(UserDataMethods.lookupPut, mapping: UserDataError.self) { request in
+            try checkDocument(uid: request.uid, collection: request.collection, key: request.key)
+            try checkOperationID(request.op)
+            return try await store.lookupPut(request)
+        }
+        router.register(UserDataMethods.prune, mapping: UserDataError.self) { request in
+            PruneResponse(removed: UInt64(try await store.prune(limit: Int(request.limit))))
+        }
+        router.register(UserDataMethods.export, mapping: UserDataError.self) { request in
+            try checkUID(request.uid)
+            let size = try pageSize(request.pageSize)
+            let cursor = try request.cursor.map { bytes throws(UserDataError) in
+                try DocumentCursor(decoding: bytes, kind: .export)
             }
-        }
-        router.register(UserDataMethods.count) { request, _ in
-            try await answer {
-                try checkUID(request.uid)
-                if let collection = request.collection { try checkCollection(collection) }
-                return try await store.count(uid: request.uid, collection: request.collection)
-            }
-        }
-        router.register(UserDataMethods.merge) { request, _ in
-            try await answer {
-                try checkUID(request.fromUID)
-                try checkUID(request.toUID)
-                try checkOperationID(request.op)
-                return try await store.merge(
-                    from: request.fromUID,
-                    to: request.toUID,
-                    op: request.op,
-                    policy: request.policy
-                )
-            }
-        }
-        router.register(UserDataMethods.deleteAll) { request, _ in
-            try await answer {
-                try checkUID(request.uid)
-                return try await store.deleteAll(uid: request.uid)
-            }
-        }
-        router.register(UserDataMethods.deleteAllBatch) { request, _ in
-            try await answer {
-                try checkBatch(request.elements)
-                for element in request.elements { try checkUID(element.uid) }
-                return Batch(try await store.deleteAll(uids: request.elements.map(\.uid)))
-            }
-        }
-        router.register(UserDataMethods.putOnce) { request, _ in
-            try await answer {
-                try checkDocument(uid: request.uid, collection: request.collection, key: request.key)
-                try checkOperationID(request.op)
-                try checkOperationID(request.attempt)
-                return try await store.putOnce(request)
-            }
-        }
-        router.register(UserDataMethods.lookupPut) { request, _ in
-            try await answer {
-                try checkDocument(uid: request.uid, collection: request.collection, key: request.key)
-                try checkOperationID(request.op)
-                return try await store.lookupPut(request)
-            }
-        }
-        router.register(UserDataMethods.prune) { request, _ in
-            try await answer {
-                PruneResponse(removed: UInt64(try await store.prune(limit: Int(request.limit))))
-            }
-        }
-        router.register(UserDataMethods.export) { request, _ in
-            try await answer {
-                try checkUID(request.uid)
-                let size = try pageSize(request.pageSize)
-                let cursor = try request.cursor.map { bytes throws(UserDataError) in
-                    try DocumentCursor(decoding: bytes, kind: .export)
-                }
-                return try await store.page(uid: request.uid, scope: .everything, cursor: cursor, pageSize: size)
-            }
-        }
-    }
-
-    /// Runs a handler body, turning the store's refusals into their statuses; anything else passes on to the
-    /// runtime, which answers `internal` and logs the detail.
-    private func answer<Response>(_ body: () async throws -> Response) async throws -> Response {
-        do {
-            return try await body()
-        } catch let error as UserDataError {
-            throw error.rpcError
+            return try await store.page(uid: request.uid, scope: .everything, cursor: cursor, pageSize: size)
         }
     }
 
