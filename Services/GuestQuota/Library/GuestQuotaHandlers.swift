@@ -1,6 +1,5 @@
 import FoyerAPI
 import FoyerRPC
-import FoyerServiceKit
 import FoyerWire
 
 /// The RPC face of the store: checks what the contract leaves to the service (uid and key shapes, source

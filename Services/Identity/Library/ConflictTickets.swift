@@ -68,7 +68,5 @@ struct ConflictTickets: Sendable {
         try await sql.raw("DELETE FROM identity_conflict_tickets WHERE account_uid = \(bind: account)").run()
     }
 
-    static func invalid() -> RPCError {
-        RPCError(IdentityStatus.ticketInvalid, "the ticket is unknown, expired, used, or not yours")
-    }
+    static func invalid() -> IdentityError { .ticketInvalid() }
 }

@@ -23,9 +23,9 @@ extension IdentityCore {
         switch request.requirement {
         case .any: break
         case .member where claims.isAnonymous:
-            throw RPCError(IdentityStatus.memberRequired, "a permanent account is required; this is a guest's token")
+            throw IdentityError.memberRequired("a permanent account is required; this is a guest's token")
         case .guest where !claims.isAnonymous:
-            throw RPCError(IdentityStatus.guestRequired, "a guest is required; this is a permanent account's token")
+            throw IdentityError.guestRequired("a guest is required; this is a permanent account's token")
         case .member, .guest: break
         }
         try await database.withConnection { sql in

@@ -21,17 +21,14 @@ extension IdentityCore {
             }
             guard guest.state == .active else { throw Self.busy(guest) }
             guard guest.isAnonymous else {
-                throw RPCError(IdentityStatus.guestRequired, "only a guest can be merged into another account")
+                throw IdentityError.guestRequired("only a guest can be merged into another account")
             }
             guard request.accountUID != request.guestUID else {
-                throw RPCError(.invalidArgument, "a guest cannot be merged into itself")
+                throw IdentityError.invalidArgument("a guest cannot be merged into itself")
             }
             _ = try await UserRecords.requireActive(sql, uid: request.accountUID, lock: true)
             guard try await self.tickets.wasRedeemed(sql, holder: request.guestUID, account: request.accountUID) else {
-                throw RPCError(
-                    IdentityStatus.mergeNotAuthorized,
-                    "no redeemed conflict ticket binds this guest to the account"
-                )
+                throw IdentityError.mergeNotAuthorized()
             }
             try await UserRecords.setState(
                 sql,
@@ -78,14 +75,14 @@ extension IdentityCore {
     }
 
     /// `beginDeleteBatch`: `beginDelete` of every request in one transaction, each answered on its own.
-    func beginDeleteBatch(_ requests: [BeginDeleteRequest]) async throws -> [BatchOutcome] {
+    func beginDeleteBatch(_ requests: [BeginDeleteRequest]) async throws -> [IdentityError?] {
         let now = self.now
         let refusals = try await database.transaction { sql in try await self.markDeleting(sql, requests, now: now) }
         logger.info(
             "deletions begun",
             metadata: ["batch.size": "\(requests.count)", "batch.refused": "\(refusals.count { $0 != nil })"]
         )
-        return refusals.map(BatchOutcome.init)
+        return refusals
     }
 
     /// Marks the user of each request `deleting` under the request's operation (or finds it already is), revokes
@@ -95,10 +92,10 @@ extension IdentityCore {
         _ sql: any SQLDatabase,
         _ requests: [BeginDeleteRequest],
         now: Date
-    ) async throws -> [RPCError?] {
+    ) async throws -> [IdentityError?] {
         var users = try await UserRecords.load(sql, uids: requests.map(\.uid), lock: true)
         var marked: [String] = []
-        var refusals: [RPCError?] = []
+        var refusals: [IdentityError?] = []
         for request in requests {
             guard let user = users[request.uid] else {
                 refusals.append(IdentityError.userNotFound())
@@ -120,7 +117,7 @@ extension IdentityCore {
             }
             if let cutoff = request.idleBeforeMilliseconds {
                 guard user.isAnonymous, user.lastActivityAt < Date(wireMilliseconds: cutoff) else {
-                    refusals.append(RPCError(IdentityStatus.guestStillActive, "the user is not an idle guest"))
+                    refusals.append(IdentityError.guestStillActive())
                     continue
                 }
             }
@@ -129,8 +126,7 @@ extension IdentityCore {
             // guests (the clean-up's batches) skip the check.
             if !user.isAnonymous, try await UserRecords.isMergeTarget(sql, uid: user.uid) {
                 refusals.append(
-                    RPCError(
-                        IdentityStatus.operationConflict,
+                    IdentityError.operationConflict(
                         "a guest is being merged into this account; try again once the merge has finished"
                     )
                 )
@@ -162,7 +158,7 @@ extension IdentityCore {
     }
 
     /// `finishDeleteBatch`: `finishDelete` of every request in one transaction, each answered on its own.
-    func finishDeleteBatch(_ requests: [IdentityOperationRequest]) async throws -> [BatchOutcome] {
+    func finishDeleteBatch(_ requests: [IdentityOperationRequest]) async throws -> [IdentityError?] {
         let now = self.now
         let refusals = try await database.transaction { sql in
             try await self.finish(sql, requests, kind: .deleting, now: now)
@@ -171,7 +167,7 @@ extension IdentityCore {
             "deletions finished",
             metadata: ["batch.size": "\(requests.count)", "batch.refused": "\(refusals.count { $0 != nil })"]
         )
-        return refusals.map(BatchOutcome.init)
+        return refusals
     }
 
     private func finish(_ request: IdentityOperationRequest, kind: AccountStateKind) async throws {
@@ -193,11 +189,11 @@ extension IdentityCore {
         _ requests: [IdentityOperationRequest],
         kind: AccountStateKind,
         now: Date
-    ) async throws -> [RPCError?] {
+    ) async throws -> [IdentityError?] {
         let kindText = UserRecords.stateText(kind)
         let users = try await UserRecords.load(sql, uids: requests.map(\.uid), lock: true)
         var finishing: [String: String] = [:]
-        var refusals: [RPCError?] = []
+        var refusals: [IdentityError?] = []
         for request in requests {
             if let operation = finishing[request.uid] {
                 refusals.append(
@@ -228,8 +224,8 @@ extension IdentityCore {
         _ request: IdentityOperationRequest,
         kind: AccountStateKind,
         state: AccountStateKind
-    ) -> RPCError {
-        RPCError(IdentityStatus.operationConflict, "the user is not \(kind) under this operation (it is \(state))")
+    ) -> IdentityError {
+        IdentityError.operationConflict("the user is not \(kind) under this operation (it is \(state))")
     }
 
     /// `listStuckAccounts`.
@@ -247,17 +243,9 @@ extension IdentityCore {
         return StuckAccounts(accounts: users.map(\.accountState))
     }
 
-    private static func busy(_ user: UserRecord) -> RPCError {
-        RPCError(
-            IdentityStatus.operationConflict,
+    private static func busy(_ user: UserRecord) -> IdentityError {
+        IdentityError.operationConflict(
             "the user is already \(user.state) under another operation (\(user.operationID ?? "-"))"
         )
-    }
-}
-
-extension BatchOutcome {
-    /// Done when there is no refusal, otherwise the refusal's status and message.
-    init(_ refusal: RPCError?) {
-        self.init(status: refusal?.status, message: refusal?.message ?? "")
     }
 }

@@ -12,10 +12,10 @@ extension IdentityCore {
     /// and then nothing is kept) differ, and none of them depends on the address being known.
     func startEmailLink(_ request: StartEmailLinkRequest) async throws {
         if case .unavailable = mail {
-            throw RPCError(IdentityStatus.mailUnavailable, "no mailer is configured: email links are off")
+            throw IdentityError.mailUnavailable("no mailer is configured: email links are off")
         }
         guard let email = EmailAddress(request.email) else {
-            throw RPCError(IdentityStatus.invalidEmail, "the email address is not valid")
+            throw IdentityError.invalidEmail()
         }
         let settings = configuration.emailLink
         let source = ClientSource(request.source)
@@ -56,7 +56,7 @@ extension IdentityCore {
                 try? await database.transaction { sql in
                     try await EmailLinkRecords.delete(sql, tokenHash: token.hash)
                 }
-                throw RPCError(IdentityStatus.mailUnavailable, "the email could not be sent; nothing was kept")
+                throw IdentityError.mailUnavailable("the email could not be sent; nothing was kept")
             }
         }
         statistics.mailSent()
@@ -81,7 +81,7 @@ extension IdentityCore {
     private enum EmailLinkOutcome {
         case session(SessionTokens)
         case conflict(ConflictDetails)
-        case refused(RPCError)
+        case refused(IdentityError)
     }
 
     /// `completeEmailLink`.
@@ -98,7 +98,7 @@ extension IdentityCore {
             logger.info("email link redeemed", metadata: ["user.uid": "\(tokens.uid)"])
             return tokens
         case .conflict(let details):
-            throw IdentityError.conflict(IdentityStatus.emailAlreadyInUse, details: details)
+            throw IdentityError.emailAlreadyInUse(details: details)
         case .refused(let error):
             throw error
         }
@@ -116,7 +116,7 @@ extension IdentityCore {
             throw IdentityError.invalidToken("unknown email-link token")
         }
         guard link.consumedAt == nil else {
-            throw RPCError(IdentityStatus.tokenAlreadyUsed, "the email-link token was already used")
+            throw IdentityError.tokenAlreadyUsed()
         }
         guard now < link.expiresAt else { throw IdentityError.tokenExpired("the email link has expired") }
         guard ConstantTime.equals(SHA256.hash(request.verifier), link.challenge) else {
@@ -128,7 +128,7 @@ extension IdentityCore {
                 burn: failures >= Int64(configuration.emailLink.verifierFailuresMax),
                 now: now
             )
-            return .refused(RPCError(IdentityStatus.verifierMismatch, "the verifier does not match"))
+            return .refused(IdentityError.verifierMismatch())
         }
         guard link.purpose == .signIn || (request.uid != nil && request.uid == link.uid) else {
             throw IdentityError.invalidToken("the link was requested by another user")
@@ -160,7 +160,7 @@ extension IdentityCore {
         try await UserRecords.insert(sql, uid: uid, isAnonymous: false, now: now)
         guard
             try await EmailRecords.insert(sql, email: email, uid: uid, verified: true, passwordHash: nil, now: now)
-        else { throw RPCError(.unavailable, "the address was claimed concurrently; try again") }
+        else { throw IdentityError.changedConcurrently("the address was claimed concurrently; try again") }
         return try await startSession(sql, uid: uid, isAnonymous: false, now: now)
     }
 
@@ -183,11 +183,11 @@ extension IdentityCore {
             return .session(try await startSession(sql, uid: uid, isAnonymous: false, now: now))
         }
         if try await EmailRecords.load(sql, uid: uid) != nil {
-            throw RPCError(IdentityStatus.providerAlreadyLinked, "the user already has an email")
+            throw IdentityError.providerAlreadyLinked("the user already has an email")
         }
         guard
             try await EmailRecords.insert(sql, email: email, uid: uid, verified: true, passwordHash: nil, now: now)
-        else { throw RPCError(.unavailable, "the address was claimed concurrently; try again") }
+        else { throw IdentityError.changedConcurrently("the address was claimed concurrently; try again") }
         try await UserRecords.makePermanent(sql, uid: user.uid)
         return .session(try await startSession(sql, uid: uid, isAnonymous: false, now: now))
     }
@@ -226,7 +226,7 @@ extension IdentityCore {
     /// `listOutbox`.
     func listOutbox(_ request: ListOutboxRequest) async throws -> OutboxMessages {
         guard case .outbox(let outbox) = mail else {
-            throw RPCError(IdentityStatus.outboxDisabled, "the outbox is not the configured mailer")
+            throw IdentityError.outboxDisabled()
         }
         let recipient = request.recipient.map { EmailAddress($0)?.value ?? $0 }
         let messages = try await database.withConnection { sql in

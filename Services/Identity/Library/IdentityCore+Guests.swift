@@ -75,21 +75,19 @@ extension IdentityCore {
             ).first()
         else {
             // Deleted between our insert and this read (a concurrent window expiry): the caller may retry.
-            throw RPCError(.unavailable, "the idempotency key changed concurrently; try again")
+            throw IdentityError.changedConcurrently("the idempotency key changed concurrently; try again")
         }
         let uid = try row.decode(column: "uid", as: String.self)
         let sessionsCreated = try row.decode(column: "sessions_created", as: Int64.self)
         guard let user = try await UserRecords.load(sql, uid: uid, lock: true), user.isAnonymous,
             user.state == .active
         else {
-            throw RPCError(
-                IdentityStatus.idempotencyKeyReused,
+            throw IdentityError.idempotencyKeyReused(
                 "this idempotency key created a guest that has since become permanent or left"
             )
         }
         guard sessionsCreated < Int64(configuration.guestKeySessionsMax) else {
-            throw RPCError(
-                IdentityStatus.idempotencyKeyReused,
+            throw IdentityError.idempotencyKeyReused(
                 "this idempotency key has made its \(configuration.guestKeySessionsMax) sessions; use a new key"
             )
         }

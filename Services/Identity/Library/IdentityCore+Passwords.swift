@@ -13,7 +13,7 @@ extension IdentityCore {
     /// `invalid-credentials`. The source's hashing budget is spent first, so a source over it counts no attempt.
     func signInWithPassword(_ request: PasswordSignInRequest) async throws -> SessionTokens {
         guard let email = EmailAddress(request.email) else {
-            throw RPCError(IdentityStatus.invalidEmail, "the email address is not valid")
+            throw IdentityError.invalidEmail()
         }
         guard request.password.utf8.count <= configuration.password.maximumByteCount else {
             // Longer than any password the policy accepts: no account can match; refused before hashing.
@@ -62,7 +62,7 @@ extension IdentityCore {
     ///   is that account's (which counts as an attempt against that address, like a sign-in).
     func linkPassword(_ request: LinkPasswordRequest) async throws -> SessionTokens {
         guard let email = EmailAddress(request.email) else {
-            throw RPCError(IdentityStatus.invalidEmail, "the email address is not valid")
+            throw IdentityError.invalidEmail()
         }
         try checkPasswordPolicy(request.password)
         let now = self.now
@@ -82,11 +82,11 @@ extension IdentityCore {
             )
         }
         if let own, own.email != email.value {
-            throw RPCError(IdentityStatus.providerAlreadyLinked, "the user already has an email")
+            throw IdentityError.providerAlreadyLinked("the user already has an email")
         }
         if let own, let stored = own.passwordHash {
             guard try await hasher.verify(request.password, against: stored, permit: permit) else {
-                throw RPCError(IdentityStatus.providerAlreadyLinked, "the user already has a password")
+                throw IdentityError.providerAlreadyLinked("the user already has a password")
             }
             return try await database.transaction { sql in
                 let user = try await UserRecords.requireActive(sql, uid: request.uid, lock: true)
@@ -98,7 +98,7 @@ extension IdentityCore {
             _ = try await UserRecords.requireActive(sql, uid: request.uid, lock: true)
             if let own = try await EmailRecords.load(sql, uid: request.uid) {
                 guard own.email == email.value, own.passwordHash == nil else {
-                    throw RPCError(IdentityStatus.providerAlreadyLinked, "the user already has an email and password")
+                    throw IdentityError.providerAlreadyLinked("the user already has an email and password")
                 }
                 try await EmailRecords.setPassword(sql, email: email, hash: hash)
             } else {
@@ -111,7 +111,7 @@ extension IdentityCore {
                     now: now
                 )
                 guard inserted else {
-                    throw IdentityError.conflict(IdentityStatus.emailAlreadyInUse, details: nil)
+                    throw IdentityError.emailAlreadyInUse(details: nil)
                 }
             }
             try await UserRecords.makePermanent(sql, uid: request.uid)
@@ -134,14 +134,14 @@ extension IdentityCore {
             try await self.throttle.claimAttempt(sql, email: email, source: attempt.source, now: now)
         }
         guard try await hasher.verify(attempt.password, against: account.passwordHash, permit: attempt.permit) else {
-            throw IdentityError.conflict(IdentityStatus.emailAlreadyInUse, details: nil)
+            throw IdentityError.emailAlreadyInUse(details: nil)
         }
         let details = try await database.transaction { sql in
             try await self.throttle.succeeded(sql, email: email, source: attempt.source)
             return try await self.tickets.issue(sql, holder: holder, account: account.uid, now: now)
         }
         logger.info("link met an existing account", metadata: ["user.uid": "\(holder)", "other.uid": "\(account.uid)"])
-        throw IdentityError.conflict(IdentityStatus.emailAlreadyInUse, details: details)
+        throw IdentityError.emailAlreadyInUse(details: details)
     }
 
     /// The password policy, checked before any hashing: length in bytes and characters, and the blocklist. The
@@ -149,16 +149,15 @@ extension IdentityCore {
     func checkPasswordPolicy(_ password: String) throws {
         let policy = configuration.password
         guard password.utf8.count <= policy.maximumByteCount else {
-            throw RPCError(IdentityStatus.weakPassword, "the password is longer than \(policy.maximumByteCount) bytes")
+            throw IdentityError.weakPassword("the password is longer than \(policy.maximumByteCount) bytes")
         }
         guard password.count >= policy.minimumLength else {
-            throw RPCError(
-                IdentityStatus.weakPassword,
+            throw IdentityError.weakPassword(
                 "the password is shorter than \(policy.minimumLength) characters"
             )
         }
         guard !policy.blocklist.contains(password.lowercased()) else {
-            throw RPCError(IdentityStatus.weakPassword, "the password is too common")
+            throw IdentityError.weakPassword("the password is too common")
         }
     }
 }

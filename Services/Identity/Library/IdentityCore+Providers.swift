@@ -15,7 +15,7 @@ extension IdentityCore {
     func verifier(for provider: IdentityProvider) throws -> ProviderTokenVerifier {
         let verifier = provider == .apple ? apple : google
         guard let verifier else {
-            throw RPCError(IdentityStatus.providerNotConfigured, "\(provider) sign-in is not configured")
+            throw IdentityError.providerNotConfigured(provider)
         }
         return verifier
     }
@@ -48,7 +48,7 @@ extension IdentityCore {
                 isAnonymous = false
                 try await UserRecords.insert(sql, uid: uid, isAnonymous: false, now: now)
                 guard try await ProviderLinkRecords.insert(sql, identity: identity, uid: uid, now: now) else {
-                    throw RPCError(.unavailable, "the identity was claimed concurrently; try again")
+                    throw IdentityError.changedConcurrently("the identity was claimed concurrently; try again")
                 }
             }
             try await self.spendNonce(sql, identity: identity, uid: uid)
@@ -78,13 +78,12 @@ extension IdentityCore {
             if owner == nil {
                 guard try await !ProviderLinkRecords.hasProvider(sql, uid: request.uid, provider: request.provider)
                 else {
-                    throw RPCError(
-                        IdentityStatus.providerAlreadyLinked,
+                    throw IdentityError.providerAlreadyLinked(
                         "the user already has another \(request.provider) identity"
                     )
                 }
                 guard try await ProviderLinkRecords.insert(sql, identity: identity, uid: request.uid, now: now) else {
-                    throw RPCError(.unavailable, "the identity was claimed concurrently; try again")
+                    throw IdentityError.changedConcurrently("the identity was claimed concurrently; try again")
                 }
                 try await UserRecords.makePermanent(sql, uid: request.uid)
             }
@@ -99,7 +98,7 @@ extension IdentityCore {
                 "link met an existing account",
                 metadata: ["user.uid": "\(request.uid)", "other.uid": "\(details.otherUID)"]
             )
-            throw IdentityError.conflict(IdentityStatus.credentialAlreadyInUse, details: details)
+            throw IdentityError.credentialAlreadyInUse(details: details)
         }
     }
 
@@ -113,8 +112,7 @@ extension IdentityCore {
             until: identity.expiresAt
         )
         guard spent else {
-            throw RPCError(
-                IdentityStatus.nonceAlreadyUsed,
+            throw IdentityError.nonceAlreadyUsed(
                 identity.hasNonce ? "the ID token's nonce was already used" : "the ID token was already used"
             )
         }

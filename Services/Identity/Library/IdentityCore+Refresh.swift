@@ -38,10 +38,7 @@ extension IdentityCore {
                 "refresh token reused; session revoked",
                 metadata: ["user.uid": "\(uid)", "session.id": "\(sessionID)"]
             )
-            throw RPCError(
-                IdentityStatus.refreshTokenReused,
-                "the refresh token was already used; the session is revoked"
-            )
+            throw IdentityError.refreshTokenReused()
         case .rotated(let uid, let isAnonymous, let sessionID, let successor, let expiry):
             // `isAnonymous` is the user's current kind: a guest that linked a credential gets false from now on.
             return try sessionTokens(
@@ -126,7 +123,7 @@ extension IdentityCore {
         let found = try await database.transaction { sql in
             try await SessionRecords.revoke(sql, sessionID: request.sessionID, uid: request.uid, now: now)
         }
-        guard found else { throw RPCError(.notFound, "the user has no such session") }
+        guard found else { throw IdentityError.sessionNotFound() }
         logger.info("session revoked", metadata: ["user.uid": "\(request.uid)", "session.id": "\(request.sessionID)"])
     }
 

@@ -1,42 +1,147 @@
 import FoyerAPI
-import FoyerRPC
-import FoyerWire
-import NIOCore
 
-/// The errors identity answers with: `RPCError`s carrying identity statuses. Handlers throw these; the RPC
-/// runtime sends them, and turns anything else into `internal` (detail in the log only).
-enum IdentityError {
-    static func invalidToken(_ message: String = "the token is not valid") -> RPCError {
-        RPCError(IdentityStatus.invalidToken, message)
+/// Why identity refused a request. Only `IdentityRoutes.rpcError(_:)` turns it into a wire status; anything else
+/// a handler throws (other than an `RPCError`) the RPC runtime answers as `internal`, the detail in its log only.
+///
+/// Two errors are equal when their codes are: the message, details and retry-after are what the caller reads.
+struct IdentityError: Error, Equatable, CustomStringConvertible {
+    enum Code: Hashable, Sendable, CaseIterable {
+        // Runtime statuses identity answers with.
+        case invalidArgument, sessionNotFound, changedConcurrently
+        // Tokens.
+        case invalidToken, tokenExpired, tokenRevoked, wrongIssuer, wrongAudience, unsupportedAlgorithm
+        case unknownKeyID, memberRequired, guestRequired, refreshTokenReused, tokenNotYetValid
+        // Passwords and email.
+        case invalidCredentials, tooManyAttempts, invalidEmail, weakPassword, tokenAlreadyUsed, verifierMismatch
+        // Provider ID tokens.
+        case nonceMismatch, nonceAlreadyUsed, providerNotConfigured
+        // Linking and conflicts.
+        case credentialAlreadyInUse, emailAlreadyInUse, providerAlreadyLinked, ticketInvalid, mergeNotAuthorized
+        // Users and the state machine.
+        case userNotFound, accountNotActive, operationConflict, guestStillActive, idempotencyKeyReused
+        case outboxDisabled
+        // Not processed (safe to send again).
+        case providerUnavailable, passwordHashingBusy, mailUnavailable
     }
-    static func tokenExpired(_ message: String = "the token has expired") -> RPCError {
-        RPCError(IdentityStatus.tokenExpired, message)
+
+    private(set) var code: Code
+    private(set) var message: String
+    /// Only conflicts carry details, and only when the caller proved the credential.
+    private(set) var details: ConflictDetails?
+    /// A hint of when to try again; nil when none.
+    private(set) var retryAfterMilliseconds: UInt32?
+
+    private init(
+        _ code: Code,
+        _ message: String,
+        details: ConflictDetails? = nil,
+        retryAfterMilliseconds: UInt32? = nil
+    ) {
+        self.code = code
+        self.message = message
+        self.details = details
+        self.retryAfterMilliseconds = retryAfterMilliseconds
     }
-    static func tokenRevoked(_ message: String = "the token was revoked") -> RPCError {
-        RPCError(IdentityStatus.tokenRevoked, message)
+
+    var description: String { "\(code): \(message)" }
+
+    static func == (lhs: Self, rhs: Self) -> Bool { lhs.code == rhs.code }
+}
+
+// MARK: Runtime statuses
+
+extension IdentityError {
+    static func invalidArgument(_ message: String) -> Self { Self(.invalidArgument, message) }
+    static func sessionNotFound() -> Self { Self(.sessionNotFound, "the user has no such session") }
+    /// A row changed under the transaction (a concurrent claim or expiry): the caller may try again.
+    static func changedConcurrently(_ message: String) -> Self { Self(.changedConcurrently, message) }
+}
+
+// MARK: Tokens
+
+extension IdentityError {
+    static func invalidToken(_ message: String = "the token is not valid") -> Self { Self(.invalidToken, message) }
+    static func tokenExpired(_ message: String = "the token has expired") -> Self { Self(.tokenExpired, message) }
+    static func tokenRevoked(_ message: String = "the token was revoked") -> Self { Self(.tokenRevoked, message) }
+    static func wrongIssuer() -> Self { Self(.wrongIssuer, "the ID token's issuer is not accepted") }
+    static func wrongAudience() -> Self { Self(.wrongAudience, "the ID token is meant for another app") }
+    static func unsupportedAlgorithm(_ message: String) -> Self { Self(.unsupportedAlgorithm, message) }
+    static func unknownKeyID(_ message: String) -> Self { Self(.unknownKeyID, message) }
+    static func memberRequired(_ message: String) -> Self { Self(.memberRequired, message) }
+    static func guestRequired(_ message: String) -> Self { Self(.guestRequired, message) }
+    static func refreshTokenReused() -> Self {
+        Self(.refreshTokenReused, "the refresh token was already used; the session is revoked")
     }
+    static func tokenNotYetValid(_ message: String) -> Self { Self(.tokenNotYetValid, message) }
+}
+
+// MARK: Passwords and email
+
+extension IdentityError {
+    static func invalidCredentials() -> Self { Self(.invalidCredentials, "the email or the password is wrong") }
     static func tooManyAttempts(
         retryAfter: Duration,
         _ message: String = "too many attempts; try again later"
-    )
-        -> RPCError
-    {
-        RPCError(IdentityStatus.tooManyAttempts, message, retryAfterMilliseconds: retryAfter.wholeMilliseconds)
+    ) -> Self {
+        Self(.tooManyAttempts, message, retryAfterMilliseconds: retryAfter.wholeMilliseconds)
     }
-    static func userNotFound() -> RPCError { RPCError(IdentityStatus.userNotFound, "no such user") }
-    static func accountNotActive(_ state: String) -> RPCError {
-        RPCError(IdentityStatus.accountNotActive, "the account is \(state)")
-    }
-    static func invalidCredentials() -> RPCError {
-        RPCError(IdentityStatus.invalidCredentials, "the email or the password is wrong")
-    }
+    static func invalidEmail() -> Self { Self(.invalidEmail, "the email address is not valid") }
+    static func weakPassword(_ message: String) -> Self { Self(.weakPassword, message) }
+    static func tokenAlreadyUsed() -> Self { Self(.tokenAlreadyUsed, "the email-link token was already used") }
+    static func verifierMismatch() -> Self { Self(.verifierMismatch, "the verifier does not match") }
+}
 
-    /// A conflict: the credential belongs to another account. With details only if the caller proved it.
-    static func conflict(_ status: RPCStatus, details: ConflictDetails?) -> RPCError {
-        let message =
-            status == IdentityStatus.credentialAlreadyInUse
-            ? "the credential belongs to another account"
-            : "the email belongs to another account"
-        return RPCError(status, message, details: details?.encoded() ?? ByteBuffer())
+// MARK: Provider ID tokens
+
+extension IdentityError {
+    static func nonceMismatch(_ message: String) -> Self { Self(.nonceMismatch, message) }
+    static func nonceAlreadyUsed(_ message: String) -> Self { Self(.nonceAlreadyUsed, message) }
+    static func providerNotConfigured(_ provider: IdentityProvider) -> Self {
+        Self(.providerNotConfigured, "\(provider) sign-in is not configured")
     }
+}
+
+// MARK: Linking and conflicts
+
+extension IdentityError {
+    /// The provider identity belongs to another account. With details only if the caller proved it.
+    static func credentialAlreadyInUse(details: ConflictDetails?) -> Self {
+        Self(.credentialAlreadyInUse, "the credential belongs to another account", details: details)
+    }
+    /// The email belongs to another account. With details only if the caller proved it.
+    static func emailAlreadyInUse(details: ConflictDetails?) -> Self {
+        Self(.emailAlreadyInUse, "the email belongs to another account", details: details)
+    }
+    static func providerAlreadyLinked(_ message: String) -> Self { Self(.providerAlreadyLinked, message) }
+    static func ticketInvalid() -> Self {
+        Self(.ticketInvalid, "the ticket is unknown, expired, used, or not yours")
+    }
+    static func mergeNotAuthorized() -> Self {
+        Self(.mergeNotAuthorized, "no redeemed conflict ticket binds this guest to the account")
+    }
+}
+
+// MARK: Users and the state machine
+
+extension IdentityError {
+    static func userNotFound() -> Self { Self(.userNotFound, "no such user") }
+    static func accountNotActive(_ state: String) -> Self { Self(.accountNotActive, "the account is \(state)") }
+    static func operationConflict(_ message: String) -> Self { Self(.operationConflict, message) }
+    static func guestStillActive() -> Self { Self(.guestStillActive, "the user is not an idle guest") }
+    static func idempotencyKeyReused(_ message: String) -> Self { Self(.idempotencyKeyReused, message) }
+    static func outboxDisabled() -> Self { Self(.outboxDisabled, "the outbox is not the configured mailer") }
+}
+
+// MARK: Not processed
+
+extension IdentityError {
+    static func providerUnavailable() -> Self { Self(.providerUnavailable, "the provider's keys are unavailable") }
+    static func passwordHashingBusy() -> Self {
+        Self(
+            .passwordHashingBusy,
+            "too many password checks in flight; try again shortly",
+            retryAfterMilliseconds: 250
+        )
+    }
+    static func mailUnavailable(_ message: String) -> Self { Self(.mailUnavailable, message) }
 }

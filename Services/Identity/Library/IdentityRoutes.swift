@@ -1,65 +1,143 @@
 import FoyerAPI
 import FoyerRPC
 import FoyerWire
+import NIOCore
 
-/// Registers every identity method on a router, each calling its handler on the core.
+/// Registers every identity method on a router, each calling its handler on the core; the one place where
+/// identity's refusals become wire statuses (`rpcError(_:)`).
 enum IdentityRoutes {
     static func register(_ core: IdentityCore, on router: inout RPCRouter) {
         typealias M = IdentityMethods
-        router.register(M.createGuest) { request, _ in try await core.createGuest(request) }
-        router.register(M.refreshSession) { request, _ in try await core.refreshSession(request) }
-        router.register(M.verifyAccessToken) { request, _ in try await core.verifyAccessToken(request) }
-        router.register(M.revokeSession) { request, _ in
+        router.route(M.createGuest) { request in try await core.createGuest(request) }
+        router.route(M.refreshSession) { request in try await core.refreshSession(request) }
+        router.route(M.verifyAccessToken) { request in try await core.verifyAccessToken(request) }
+        router.route(M.revokeSession) { request in
             try await core.revokeSession(request)
             return Empty()
         }
-        router.register(M.revokeAllSessions) { request, _ in
+        router.route(M.revokeAllSessions) { request in
             try await core.revokeAllSessions(request)
             return Empty()
         }
-        router.register(M.getJWKS) { _, _ in try core.jwks() }
-        router.register(M.rotateSigningKey) { _, _ in try await core.rotateSigningKey() }
-        router.register(M.getUser) { request, _ in try await core.getUser(request) }
-        router.register(M.recordActivity) { request, _ in
+        router.route(M.getJWKS) { _ in try core.jwks() }
+        router.route(M.rotateSigningKey) { _ in try await core.rotateSigningKey() }
+        router.route(M.getUser) { request in try await core.getUser(request) }
+        router.route(M.recordActivity) { request in
             try await core.recordActivity(request)
             return Empty()
         }
-        router.register(M.linkPassword) { request, _ in try await core.linkPassword(request) }
-        router.register(M.signInWithPassword) { request, _ in try await core.signInWithPassword(request) }
-        router.register(M.startEmailLink) { request, _ in
+        router.route(M.linkPassword) { request in try await core.linkPassword(request) }
+        router.route(M.signInWithPassword) { request in try await core.signInWithPassword(request) }
+        router.route(M.startEmailLink) { request in
             try await core.startEmailLink(request)
             return Empty()
         }
-        router.register(M.completeEmailLink) { request, _ in try await core.completeEmailLink(request) }
-        router.register(M.listOutbox) { request, _ in try await core.listOutbox(request) }
-        router.register(M.signInWithProvider) { request, _ in try await core.signInWithProvider(request) }
-        router.register(M.linkProvider) { request, _ in try await core.linkProvider(request) }
-        router.register(M.redeemConflictTicket) { request, _ in try await core.redeemConflictTicket(request) }
-        router.register(M.beginMerge) { request, _ in try await core.beginMerge(request) }
-        router.register(M.finishMerge) { request, _ in
+        router.route(M.completeEmailLink) { request in try await core.completeEmailLink(request) }
+        router.route(M.listOutbox) { request in try await core.listOutbox(request) }
+        router.route(M.signInWithProvider) { request in try await core.signInWithProvider(request) }
+        router.route(M.linkProvider) { request in try await core.linkProvider(request) }
+        router.route(M.redeemConflictTicket) { request in try await core.redeemConflictTicket(request) }
+        router.route(M.beginMerge) { request in try await core.beginMerge(request) }
+        router.route(M.finishMerge) { request in
             try await core.finishMerge(request)
             return Empty()
         }
-        router.register(M.beginDelete) { request, _ in try await core.beginDelete(request) }
-        router.register(M.finishDelete) { request, _ in
+        router.route(M.beginDelete) { request in try await core.beginDelete(request) }
+        router.route(M.finishDelete) { request in
             try await core.finishDelete(request)
             return Empty()
         }
-        router.register(M.beginDeleteBatch) { request, _ in
-            Batch(try await core.beginDeleteBatch(try Self.nonEmpty(request.elements)))
+        router.route(M.beginDeleteBatch) { request in
+            Batch(try await core.beginDeleteBatch(try Self.nonEmpty(request.elements)).map(BatchOutcome.init))
         }
-        router.register(M.finishDeleteBatch) { request, _ in
-            Batch(try await core.finishDeleteBatch(try Self.nonEmpty(request.elements)))
+        router.route(M.finishDeleteBatch) { request in
+            Batch(try await core.finishDeleteBatch(try Self.nonEmpty(request.elements)).map(BatchOutcome.init))
         }
-        router.register(M.listStuckAccounts) { request, _ in try await core.listStuckAccounts(request) }
-        router.register(M.listExpiredGuests) { request, _ in try await core.listExpiredGuests(request) }
+        router.route(M.listStuckAccounts) { request in try await core.listStuckAccounts(request) }
+        router.route(M.listExpiredGuests) { request in try await core.listExpiredGuests(request) }
     }
 
     /// A batch of no element is a caller's mistake, not a batch that did nothing.
     private static func nonEmpty<Element>(_ elements: [Element]) throws -> [Element] {
         guard !elements.isEmpty else {
-            throw RPCError.invalidArgument("a batch holds 1-\(BatchLimits.countMax) elements")
+            throw IdentityError.invalidArgument("a batch holds 1-\(BatchLimits.countMax) elements")
         }
         return elements
+    }
+
+    /// The wire form of a refusal: its status, message, details and retry-after hint.
+    static func rpcError(_ error: IdentityError) -> RPCError {
+        RPCError(
+            status(of: error.code),
+            error.message,
+            details: error.details?.encoded() ?? ByteBuffer(),
+            retryAfterMilliseconds: error.retryAfterMilliseconds ?? 0
+        )
+    }
+
+    /// The status each refusal is answered with.
+    static func status(of code: IdentityError.Code) -> RPCStatus {
+        typealias S = IdentityStatus
+        switch code {
+        case .invalidArgument: return .invalidArgument
+        case .sessionNotFound: return .notFound
+        case .changedConcurrently: return .unavailable
+        case .invalidToken: return S.invalidToken
+        case .tokenExpired: return S.tokenExpired
+        case .tokenRevoked: return S.tokenRevoked
+        case .wrongIssuer: return S.wrongIssuer
+        case .wrongAudience: return S.wrongAudience
+        case .unsupportedAlgorithm: return S.unsupportedAlgorithm
+        case .unknownKeyID: return S.unknownKeyID
+        case .memberRequired: return S.memberRequired
+        case .guestRequired: return S.guestRequired
+        case .refreshTokenReused: return S.refreshTokenReused
+        case .tokenNotYetValid: return S.tokenNotYetValid
+        case .invalidCredentials: return S.invalidCredentials
+        case .tooManyAttempts: return S.tooManyAttempts
+        case .invalidEmail: return S.invalidEmail
+        case .weakPassword: return S.weakPassword
+        case .tokenAlreadyUsed: return S.tokenAlreadyUsed
+        case .verifierMismatch: return S.verifierMismatch
+        case .nonceMismatch: return S.nonceMismatch
+        case .nonceAlreadyUsed: return S.nonceAlreadyUsed
+        case .providerNotConfigured: return S.providerNotConfigured
+        case .credentialAlreadyInUse: return S.credentialAlreadyInUse
+        case .emailAlreadyInUse: return S.emailAlreadyInUse
+        case .providerAlreadyLinked: return S.providerAlreadyLinked
+        case .ticketInvalid: return S.ticketInvalid
+        case .mergeNotAuthorized: return S.mergeNotAuthorized
+        case .userNotFound: return S.userNotFound
+        case .accountNotActive: return S.accountNotActive
+        case .operationConflict: return S.operationConflict
+        case .guestStillActive: return S.guestStillActive
+        case .idempotencyKeyReused: return S.idempotencyKeyReused
+        case .outboxDisabled: return S.outboxDisabled
+        case .providerUnavailable: return S.providerUnavailable
+        case .passwordHashingBusy: return S.passwordHashingBusy
+        case .mailUnavailable: return S.mailUnavailable
+        }
+    }
+}
+
+extension RPCRouter {
+    /// Registers `handler` for `method`, answering an `IdentityError` with its status (`IdentityRoutes.rpcError`).
+    /// An `RPCError` passes through unchanged; anything else the runtime answers as `internal`, logging the detail.
+    fileprivate mutating func route<Request, Response>(
+        _ method: RPCMethod<Request, Response>,
+        _ handler: @escaping @Sendable (Request) async throws -> Response
+    ) {
+        register(method, mapping: IdentityError.self, handler)
+    }
+}
+
+extension IdentityError: RPCStatusMapping {
+    var rpcError: RPCError { IdentityRoutes.rpcError(self) }
+}
+
+extension BatchOutcome {
+    /// Done when there is no refusal, otherwise the refusal's status and message.
+    fileprivate init(_ refusal: IdentityError?) {
+        self.init(status: refusal.map { IdentityRoutes.status(of: $0.code) }, message: refusal?.message ?? "")
     }
 }

@@ -87,11 +87,7 @@ final class PasswordHasher: Sendable {
         let (_, admittedNow) = admitted.add(1, ordering: .relaxed)
         defer { admitted.subtract(1, ordering: .relaxed) }
         guard admittedNow <= admittedMax else {
-            throw RPCError(
-                IdentityStatus.passwordHashingBusy,
-                "too many password checks in flight; try again shortly",
-                retryAfterMilliseconds: 250
-            )
+            throw IdentityError.passwordHashingBusy()
         }
         try await slots.acquire()
         defer { slots.release() }

@@ -48,15 +48,15 @@ actor ProviderKeyCache {
             if let key = cached.keys[keyID] { return key }
             if mayFetch(at: clock()) { await refetch() }
             if let key = self.cached?.keys[keyID] { return key }
-            throw RPCError(IdentityStatus.unknownKeyID, "the provider has no key with the token's kid")
+            throw IdentityError.unknownKeyID("the provider has no key with the token's kid")
         }
         if mayFetch(at: clock()) { await refetch() }
         let now = clock()
         guard let cached, now < cached.freshUntil.adding(settings.staleKeysMax) else {
-            throw RPCError(IdentityStatus.providerUnavailable, "the provider's keys are unavailable")
+            throw IdentityError.providerUnavailable()
         }
         guard let key = cached.keys[keyID] else {
-            throw RPCError(IdentityStatus.unknownKeyID, "the provider has no key with the token's kid")
+            throw IdentityError.unknownKeyID("the provider has no key with the token's kid")
         }
         return key
     }

@@ -82,15 +82,15 @@ struct ProviderTokenVerifier: Sendable {
         do {
             unverified = try JWT.decode(idToken, maxLength: IdentityLimits.idTokenByteCountMax)
         } catch let error as FoyerCryptoError where error == .unsupportedAlgorithm {
-            throw RPCError(IdentityStatus.unsupportedAlgorithm, "the ID token's alg is not accepted")
+            throw IdentityError.unsupportedAlgorithm("the ID token's alg is not accepted")
         } catch {
             throw IdentityError.invalidToken("the ID token is malformed")
         }
         guard unverified.algorithm == .rs256 || unverified.algorithm == .es256 else {
-            throw RPCError(IdentityStatus.unsupportedAlgorithm, "ID tokens must be RS256 or ES256")
+            throw IdentityError.unsupportedAlgorithm("ID tokens must be RS256 or ES256")
         }
         guard let keyID = unverified.keyID, keyID.utf8.count <= IdentityLimits.keyIDByteCountMax else {
-            throw RPCError(IdentityStatus.unknownKeyID, "the ID token names no key")
+            throw IdentityError.unknownKeyID("the ID token names no key")
         }
         let key = try await keys.key(id: keyID)
         let claims: Claims
@@ -114,20 +114,20 @@ struct ProviderTokenVerifier: Sendable {
         now: Date
     ) throws -> ProviderIdentity {
         guard let issuer = claims.iss, settings.issuers.contains(issuer) else {
-            throw RPCError(IdentityStatus.wrongIssuer, "the ID token's issuer is not accepted")
+            throw IdentityError.wrongIssuer()
         }
         guard let audiences = claims.aud, audiences.contains(where: settings.audiences.contains) else {
-            throw RPCError(IdentityStatus.wrongAudience, "the ID token is meant for another app")
+            throw IdentityError.wrongAudience()
         }
         let skew = settings.clockSkew.timeInterval
         let nowSeconds = now.timeIntervalSince1970
         guard let exp = claims.exp else { throw IdentityError.invalidToken("the ID token has no exp") }
         guard nowSeconds < exp + skew else { throw IdentityError.tokenExpired("the ID token has expired") }
         if let nbf = claims.nbf, nowSeconds < nbf - skew {
-            throw RPCError(IdentityStatus.tokenNotYetValid, "the ID token is not valid yet")
+            throw IdentityError.tokenNotYetValid("the ID token is not valid yet")
         }
         if let iat = claims.iat, nowSeconds < iat - skew {
-            throw RPCError(IdentityStatus.tokenNotYetValid, "the ID token was issued in the future")
+            throw IdentityError.tokenNotYetValid("the ID token was issued in the future")
         }
         guard let subject = claims.sub, !subject.isEmpty, subject.utf8.count <= IdentityLimits.subjectByteCountMax
         else { throw IdentityError.invalidToken("the ID token has no usable sub") }
@@ -149,17 +149,17 @@ struct ProviderTokenVerifier: Sendable {
         switch (nonce, rawNonce) {
         case (nil, nil):
             guard !settings.nonceRequired else {
-                throw RPCError(IdentityStatus.nonceMismatch, "a nonce is required")
+                throw IdentityError.nonceMismatch("a nonce is required")
             }
             return nil
         case (let nonce?, let rawNonce?):
             let expected = Identifiers.hex(SHA256.hash(Array(rawNonce.utf8)))
             guard ConstantTime.equals(Array(expected.utf8), Array(nonce.utf8)) else {
-                throw RPCError(IdentityStatus.nonceMismatch, "the nonce does not match")
+                throw IdentityError.nonceMismatch("the nonce does not match")
             }
             return SHA256.hash(Array(("\(provider):" + nonce).utf8))
         default:
-            throw RPCError(IdentityStatus.nonceMismatch, "the nonce must be given in both the token and the request")
+            throw IdentityError.nonceMismatch("the nonce must be given in both the token and the request")
         }
     }
 

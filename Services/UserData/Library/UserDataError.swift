@@ -1,6 +1,5 @@
 import FoyerAPI
 import FoyerRPC
-import FoyerServiceKit
 import FoyerWire
 import NIOCore
 

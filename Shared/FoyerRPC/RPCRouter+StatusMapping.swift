@@ -1,4 +1,3 @@
-public import FoyerRPC
 public import FoyerWire
 
 /// A service's refusal, which it turns into its wire status in one place (``rpcError``).
