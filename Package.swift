@@ -372,7 +372,10 @@ let package = Package(
         ),
         .testTarget(
             name: "FoyerGatewayTests",
-            dependencies: ["FoyerAPI", "FoyerWire", "FoyerTestSupport", "FoyerGateway", "FoyerRPC", nioCore],
+            dependencies: [
+                "FoyerAPI", "FoyerWire", "FoyerTestSupport", "FoyerGateway", "FoyerRPC", "FoyerAccessTokens",
+                "FoyerCrypto", nioCore,
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

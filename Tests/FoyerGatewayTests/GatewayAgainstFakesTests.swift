@@ -1,0 +1,174 @@
+import Foundation
+import FoyerAPI
+import FoyerRPC
+import FoyerTestSupport
+import FoyerWire
+import NIOCore
+import Testing
+
+@Suite("The gateway against fakes of the services: the failures real services rarely produce")
+struct GatewayAgainstFakesTests {
+    private static let guestKey = "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
+
+    private static func session(uid: String) -> SessionTokens {
+        SessionTokens(
+            uid: uid,
+            isAnonymous: true,
+            sessionID: "session-1",
+            accessToken: "access",
+            accessTokenExpiresAtMilliseconds: 1,
+            refreshToken: "refresh",
+            refreshTokenExpiresAtMilliseconds: 1
+        )
+    }
+
+    @Test("A guest sign-in whose quota account cannot be opened deletes the guest again, step by step")
+    func guestSignInUndoneWhenOpenAccountFails() async throws {
+        var fakes = try FakeServices()
+        fakes.guestQuota.handle(GuestQuotaMethods.admitSignup) { _ in
+            AdmitSignupResponse(remainingForSource: 9, liveGuests: 1, liveGuestsMax: 100)
+        }
+        fakes.identity.handle(IdentityMethods.createGuest) { _ in Self.session(uid: "guest-1") }
+        fakes.guestQuota.handle(GuestQuotaMethods.openAccount) { _ in
+            throw RPCError.failedPrecondition("no such plan")
+        }
+        fakes.identity.handle(IdentityMethods.beginDelete) { request in
+            AccountState(uid: request.uid, kind: .deleting, operationID: request.operationID)
+        }
+        fakes.cleanup.handle(CleanupMethods.recordDeletion) { _ in Empty() }
+        fakes.userData.handle(UserDataMethods.deleteAll) { _ in DeleteAllDocumentsResponse(deleted: 0) }
+        fakes.guestQuota.handle(GuestQuotaMethods.deleteAll) { _ in
+            QuotaDeleteAllResponse(existed: false, wasGuest: true)
+        }
+        fakes.identity.handle(IdentityMethods.finishDelete) { _ in Empty() }
+
+        let error = try await fakes.withGateway { gateway in
+            await #expect(throws: RPCError.self) {
+                try await gateway.call(GatewayMethods.guestSignIn, GuestSignInRequest(idempotencyKey: Self.guestKey))
+            }
+        }
+
+        #expect(error?.status == .failedPrecondition)
+        #expect(
+            fakes.log.names == [
+                "guest-quota.admitSignup", "identity.createGuest", "guest-quota.openAccount",
+                "identity.beginDelete", "cleanup.recordDeletion", "user-data.deleteAll", "guest-quota.deleteAll",
+                "identity.finishDelete",
+            ]
+        )
+        #expect(fakes.log.requests(IdentityMethods.beginDelete).map(\.uid) == ["guest-1"])
+    }
+
+    @Test("A put whose user-data write fails gives back both charges it took")
+    func failedWriteRefundsTheQuota() async throws {
+        var fakes = try FakeServices()
+        fakes.identity.handle(IdentityMethods.verifyAccessToken) { _ in
+            VerifiedAccessToken(uid: "u1", isAnonymous: true, sessionID: "s1", expiresAtMilliseconds: 1)
+        }
+        fakes.identity.handle(IdentityMethods.recordActivity) { _ in Empty() }
+        fakes.userData.handle(UserDataMethods.lookupPut) { _ in LookupPutResponse(recorded: nil, document: nil) }
+        fakes.guestQuota.handle(GuestQuotaMethods.consume) { request in
+            ConsumeResponse(
+                usage: CounterUsage(counter: request.counter, limit: 100, used: UInt64(request.amount)),
+                replayed: false
+            )
+        }
+        fakes.userData.handle(UserDataMethods.putOnce) { _ in throw RPCError.failedPrecondition("disk full") }
+        fakes.guestQuota.handle(GuestQuotaMethods.refund) { _ in RefundResponse(outcome: .refunded, usage: nil) }
+        let token = try fakes.tokens.accessToken(uid: "u1", sessionID: "s1")
+
+        let error = try await fakes.withGateway { gateway in
+            await #expect(throws: RPCError.self) {
+                try await gateway.call(
+                    GatewayMethods.putDocument,
+                    GatewayPutRequest(
+                        accessToken: token,
+                        collection: "notes",
+                        key: "n1",
+                        value: ByteBuffer(string: "hello"),
+                        expectedVersion: nil,
+                        idempotencyKey: "put-1"
+                    )
+                )
+            }
+        }
+
+        #expect(error?.status == .failedPrecondition)
+        #expect(
+            fakes.log.names == [
+                "identity.verifyAccessToken", "identity.recordActivity", "user-data.lookupPut",
+                "guest-quota.consume", "guest-quota.consume", "user-data.putOnce", "guest-quota.refund",
+                "guest-quota.refund",
+            ]
+        )
+        let consumed = fakes.log.requests(GuestQuotaMethods.consume)
+        #expect(consumed.map(\.counter) == ["documents", "bytes"])
+        #expect(consumed.map(\.amount) == [1, 5])
+        let refunded = fakes.log.requests(GuestQuotaMethods.refund)
+        #expect(refunded.map(\.idempotencyKey) == consumed.map(\.idempotencyKey))
+        #expect(refunded.allSatisfy { $0.uid == "u1" })
+    }
+
+    @Test("A data call fails when identity cannot confirm the session, and never reaches user-data")
+    func sessionCheckFailsClosed() async throws {
+        var fakes = try FakeServices()
+        fakes.identity.handle(IdentityMethods.verifyAccessToken) { _ in
+            throw RPCError.unavailable("identity is down")
+        }
+        fakes.userData.handle(UserDataMethods.get) { _ in GetDocumentResponse(document: nil) }
+        let token = try fakes.tokens.accessToken(uid: "u1", sessionID: "s1")
+
+        let error = try await fakes.withGateway { gateway in
+            await #expect(throws: RPCError.self) {
+                try await gateway.call(
+                    GatewayMethods.getDocument,
+                    GatewayDocumentRequest(accessToken: token, collection: "notes", key: "n1")
+                )
+            }
+        }
+
+        #expect(error?.status == .unavailable)
+        #expect(!fakes.log.names.isEmpty)
+        #expect(fakes.log.names.allSatisfy { $0 == "identity.verifyAccessToken" })
+    }
+
+    @Test("A token signed by a key identity never published is refused without asking identity or user-data")
+    func foreignSignatureRefusedLocally() async throws {
+        var fakes = try FakeServices()
+        fakes.identity.handle(IdentityMethods.verifyAccessToken) { _ in
+            VerifiedAccessToken(uid: "u1", isAnonymous: true, sessionID: "s1", expiresAtMilliseconds: 1)
+        }
+        fakes.userData.handle(UserDataMethods.get) { _ in GetDocumentResponse(document: nil) }
+        let forged = try FakeTokens().accessToken(uid: "u1", sessionID: "s1")
+
+        let error = try await fakes.withGateway { gateway in
+            await #expect(throws: RPCError.self) {
+                try await gateway.call(
+                    GatewayMethods.getDocument,
+                    GatewayDocumentRequest(accessToken: forged, collection: "notes", key: "n1")
+                )
+            }
+        }
+
+        #expect(error?.status == IdentityStatus.invalidToken)
+        #expect(fakes.log.names.isEmpty)
+    }
+
+    @Test("A malformed guest key is refused before guest-quota is asked to admit a sign-up")
+    func malformedGuestKeyRefusedBeforeAdmission() async throws {
+        var fakes = try FakeServices()
+        fakes.guestQuota.handle(GuestQuotaMethods.admitSignup) { _ in
+            AdmitSignupResponse(remainingForSource: 9, liveGuests: 1, liveGuestsMax: 100)
+        }
+        fakes.identity.handle(IdentityMethods.createGuest) { _ in Self.session(uid: "guest-1") }
+
+        let error = try await fakes.withGateway { gateway in
+            await #expect(throws: RPCError.self) {
+                try await gateway.call(GatewayMethods.guestSignIn, GuestSignInRequest(idempotencyKey: "short"))
+            }
+        }
+
+        #expect(error?.status == .invalidArgument)
+        #expect(fakes.log.names.isEmpty)
+    }
+}
