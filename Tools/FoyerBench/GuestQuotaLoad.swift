@@ -9,24 +9,7 @@ import SQLKit
 
 /// Load drivers for `make bench`: run against a guest-quota server listening on `host:port`.
 enum GuestQuotaLoad {
-    /// What one run did.
-    struct Result: Sendable, CustomStringConvertible {
-        /// Calls answered successfully.
-        var succeeded: Int
-        /// Calls that failed (any status, denials included).
-        var failed: Int
-        /// Wall time of the measured part (set-up excluded).
-        var elapsed: Duration
-
-        var perSecond: Double {
-            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-            return seconds > 0 ? Double(succeeded) / seconds : 0
-        }
-
-        var description: String {
-            "\(succeeded) ok, \(failed) failed in \(elapsed): \(Int(perSecond.rounded()))/s"
-        }
-    }
+    typealias Result = LoadRunResult
 
     /// Opens `concurrency` fresh accounts on `plan`, then times `operations` consumes of 1 on `counter` spread
     /// over them, `concurrency` in flight at once (each account's consumes run one after the other, each with its

@@ -6,22 +6,7 @@ import NIOCore
 
 /// Load drivers for `make bench`: run against a user-data server listening on `host:port`.
 enum UserDataLoad {
-    /// What one run of puts did.
-    struct Result: Sendable, CustomStringConvertible {
-        var succeeded: Int
-        var failed: Int
-        /// Wall time of the measured part (set-up excluded).
-        var elapsed: Duration
-
-        var perSecond: Double {
-            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-            return seconds > 0 ? Double(succeeded) / seconds : 0
-        }
-
-        var description: String {
-            "\(succeeded) ok, \(failed) failed in \(elapsed): \(Int(perSecond.rounded()))/s"
-        }
-    }
+    typealias Result = LoadRunResult
 
     /// What one timed merge did.
     struct MergeTiming: Sendable, CustomStringConvertible {
