@@ -75,104 +75,85 @@ public struct ServiceOptions: ParsableArguments, Sendable {
     public init() {}
 
     /// Reads an environment variable, treating an empty value as unset.
-    public static func environment(_ name: String) -> String? {
-        guard let value = ProcessInfo.processInfo.environment[name], !value.isEmpty else { return nil }
-        return value
-    }
+    public static func environment(_ name: String) -> String? { SettingsReader().text(name) }
 
-    public func resolvedHost() -> String { host ?? Self.environment("FOYER_HOST") ?? "127.0.0.1" }
+    public func resolvedHost() throws -> String {
+        try SettingsReader().value(host, .text("--host", "FOYER_HOST")) ?? "127.0.0.1"
+    }
 
     public func resolvedPort(default defaultPort: Int) throws -> Int {
-        if let port { return port }
-        guard let text = Self.environment("FOYER_PORT") else { return defaultPort }
-        guard let port = Int(text), (0...65535).contains(port) else {
-            throw ValidationError("FOYER_PORT must be a port number, not '\(text)'")
-        }
-        return port
+        try SettingsReader().value(port, .int("--port", "FOYER_PORT", in: 0...65535)) ?? defaultPort
     }
 
-    public func resolvedDataDirectory() -> String { dataDir ?? Self.environment("FOYER_DATA_DIR") ?? ".data" }
+    public func resolvedDataDirectory() throws -> String {
+        try SettingsReader().value(dataDir, .text("--data-dir", "FOYER_DATA_DIR")) ?? ".data"
+    }
 
     /// The database: SQLite in the data directory by default; on PostgreSQL each service keeps its tables in a
     /// schema of its own (named after the service unless `--database-schema` says otherwise), so one database can
     /// host a whole cluster while every service still owns its tables.
     public func resolvedDatabase(service: String) throws -> DatabaseConfiguration {
-        let value = database ?? Self.environment("FOYER_DATABASE") ?? "sqlite:"
+        let settings = SettingsReader()
         var configuration = try DatabaseConfiguration.parse(
-            value,
+            try settings.value(database, .text("--database", "FOYER_DATABASE")) ?? "sqlite:",
             dataDirectory: resolvedDataDirectory(),
             defaultFileName: "\(service).sqlite"
         )
         if case .postgres = configuration.engine {
-            let schema =
-                databaseSchema ?? Self.environment("FOYER_DATABASE_SCHEMA")
-                ?? service.replacingOccurrences(of: "-", with: "_")
-            guard schema.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }), !schema.isEmpty else {
-                throw ValidationError("database schema '\(schema)' must be letters, digits and underscores")
-            }
-            configuration.postgresSchema = schema
+            let schemaName = Setting<String>(
+                flag: "--database-schema",
+                variable: "FOYER_DATABASE_SCHEMA",
+                expectation: "letters, digits and underscores",
+                parse: { $0 },
+                isValid: { !$0.isEmpty && $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") } }
+            )
+            configuration.postgresSchema =
+                try settings.value(databaseSchema, schemaName) ?? service.replacingOccurrences(of: "-", with: "_")
         }
         return configuration
     }
 
     public func resolvedDrainTimeout() throws -> Int {
-        if let drainSeconds { return drainSeconds }
-        guard let text = Self.environment("FOYER_DRAIN_SECONDS") else { return 10 }
-        guard let seconds = Int(text), seconds >= 0 else {
-            throw ValidationError("FOYER_DRAIN_SECONDS must be a number of seconds")
-        }
-        return seconds
+        try SettingsReader().value(drainSeconds, .nonNegative("--drain-seconds", "FOYER_DRAIN_SECONDS")) ?? 10
     }
 
     /// The listener's connection limits: `maxConnections` and `maxConnectionsPerSource` of `RPCServerConfiguration`,
     /// whose defaults apply unless a flag or the environment says otherwise.
     public func resolvedConnectionLimits() throws -> (total: Int, perSource: Int) {
+        let settings = SettingsReader()
         let defaults = RPCServerConfiguration(serviceName: "", clusterSecret: nil)
         let total =
-            try Self.positive(maxConnections, "--max-connections", "FOYER_MAX_CONNECTIONS") ?? defaults.maxConnections
+            try settings.value(maxConnections, .positive("--max-connections", "FOYER_MAX_CONNECTIONS"))
+            ?? defaults.maxConnections
         let perSource =
-            try Self.positive(
+            try settings.value(
                 maxConnectionsPerSource,
-                "--max-connections-per-source",
-                "FOYER_MAX_CONNECTIONS_PER_SOURCE"
-            )
-            ?? defaults.maxConnectionsPerSource
+                .positive("--max-connections-per-source", "FOYER_MAX_CONNECTIONS_PER_SOURCE")
+            ) ?? defaults.maxConnectionsPerSource
         return (total, perSource)
     }
 
-    /// A whole number of at least 1 from a flag, else from the environment variable `name`; `nil` if neither is set.
-    private static func positive(_ flag: Int?, _ flagName: String, _ name: String) throws -> Int? {
-        if let flag {
-            guard flag >= 1 else { throw ValidationError("\(flagName) must be at least 1, not \(flag)") }
-            return flag
-        }
-        guard let text = environment(name) else { return nil }
-        guard let value = Int(text), value >= 1 else {
-            throw ValidationError("\(name) must be a whole number of at least 1, not '\(text)'")
-        }
-        return value
-    }
-
     public func resolvedLogLevel() throws -> Logger.Level {
-        let text = logLevel ?? Self.environment("FOYER_LOG_LEVEL") ?? "info"
-        guard let level = Logger.Level(rawValue: text) else { throw ValidationError("unknown log level '\(text)'") }
-        return level
+        let names = Logger.Level.allCases.map(\.rawValue)
+        return try SettingsReader().value(parsing: logLevel, .choice("--log-level", "FOYER_LOG_LEVEL", of: names))
+            ?? .info
     }
 
     public func resolvedLogFormat() throws -> LogFormat {
-        let text = logFormat ?? Self.environment("FOYER_LOG_FORMAT") ?? "text"
-        guard let format = LogFormat(rawValue: text) else {
-            throw ValidationError("log format must be text or json, not '\(text)'")
-        }
-        return format
+        try SettingsReader().value(
+            parsing: logFormat,
+            .choice("--log-format", "FOYER_LOG_FORMAT", of: ["text", "json"])
+        )
+            ?? .text
     }
 
     /// The cluster secret: from `FOYER_CLUSTER_SECRET` if set, else from the secret file, which is created (mode
     /// 0600) with a new random secret when it does not exist.
     public func loadClusterSecret(logger: Logger) throws -> ClusterSecret {
-        if let text = Self.environment("FOYER_CLUSTER_SECRET") { return try ClusterSecret(text: text) }
+        let settings = SettingsReader()
+        if let text = settings.text("FOYER_CLUSTER_SECRET") { return try ClusterSecret(text: text) }
         let path =
-            clusterSecretFile ?? Self.environment("FOYER_CLUSTER_SECRET_FILE")
+            try settings.value(clusterSecretFile, .text("--cluster-secret-file", "FOYER_CLUSTER_SECRET_FILE"))
             ?? "\(resolvedDataDirectory())/cluster-secret"
         return try ClusterSecretFile.loadOrCreate(path: path, logger: logger)
     }

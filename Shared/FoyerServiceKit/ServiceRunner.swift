@@ -24,6 +24,22 @@ public enum ServiceRunner {
         try await group.run()
     }
 
+    /// Runs `services` as ``run(services:logger:)`` does, then calls `close` (the service's database and clients),
+    /// also when the run fails; the run's error wins over the close's.
+    public static func run(
+        services: [any Service],
+        logger: Logger,
+        thenClose close: () async throws -> Void
+    ) async throws {
+        do {
+            try await run(services: services, logger: logger)
+        } catch {
+            try? await close()
+            throw error
+        }
+        try await close()
+    }
+
     /// Calls the built-in `health` method of the server at `host:port`; `true` if it answers "serving".
     public static func checkHealth(
         host: String,

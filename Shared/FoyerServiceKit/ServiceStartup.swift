@@ -29,9 +29,9 @@ public struct ServiceStartup: Sendable {
         var logger = Logger(label: "foyer.\(service)")
         logger[metadataKey: "service"] = "\(service)"
         self.logger = logger
-        self.host = options.resolvedHost()
+        self.host = try options.resolvedHost()
         self.port = try options.resolvedPort(default: defaultPort)
-        self.dataDirectory = options.resolvedDataDirectory()
+        self.dataDirectory = try options.resolvedDataDirectory()
         try FileManager.default.createDirectory(atPath: dataDirectory, withIntermediateDirectories: true)
         self.clusterSecret = try options.loadClusterSecret(logger: logger)
         self.database = try options.resolvedDatabase(service: service)
@@ -55,6 +55,17 @@ public struct ServiceStartup: Sendable {
             throw error
         }
         try await connection.close()
+    }
+
+    /// For a store service (guest-quota, user-data): prepares the database and returns the service's settings at
+    /// their defaults on it, with the start-up's clock.
+    public func storeConfiguration<Configuration: StoreServiceConfiguration>(
+        _ type: Configuration.Type
+    ) async throws -> Configuration {
+        try await prepareDatabase()
+        var configuration = Configuration(database: database)
+        configuration.now = now
+        return configuration
     }
 
     /// The RPC listener of an internal service: cluster-secret authentication required.

@@ -18,12 +18,7 @@ struct CleanupCommand: AsyncParsableCommand {
 
     @OptionGroup var common: ServiceOptions
 
-    @Option(help: "identity's address. (env: FOYER_IDENTITY_ADDRESS; default: 127.0.0.1:7401)")
-    var identity: String?
-    @Option(help: "guest-quota's address. (env: FOYER_GUEST_QUOTA_ADDRESS; default: 127.0.0.1:7402)")
-    var guestQuota: String?
-    @Option(help: "user-data's address. (env: FOYER_USER_DATA_ADDRESS; default: 127.0.0.1:7403)")
-    var userData: String?
+    @OptionGroup var upstreams: UpstreamAddressOptions
 
     @Option(help: "Days of inactivity after which a guest is deleted. (env: FOYER_CLEANUP_TTL_DAYS; default: 30)")
     var ttlDays: Int?
@@ -69,56 +64,16 @@ struct CleanupCommand: AsyncParsableCommand {
         if common.checkHealth {
             throw ExitCode(await startup.checkHealth() ? 0 : 1)
         }
-        func address(_ flag: String?, _ variable: String, _ fallback: String) -> String {
-            flag ?? ServiceOptions.environment(variable) ?? fallback
-        }
         try await startup.prepareDatabase()
+        let clients = try upstreams.clients(startup)
         var configuration = CleanupConfiguration(
             database: startup.database,
-            identity: try startup.clientConfiguration(
-                service: "identity",
-                address: address(identity, "FOYER_IDENTITY_ADDRESS", "127.0.0.1:7401")
-            ),
-            guestQuota: try startup.clientConfiguration(
-                service: "guest-quota",
-                address: address(guestQuota, "FOYER_GUEST_QUOTA_ADDRESS", "127.0.0.1:7402")
-            ),
-            userData: try startup.clientConfiguration(
-                service: "user-data",
-                address: address(userData, "FOYER_USER_DATA_ADDRESS", "127.0.0.1:7403")
-            )
+            identity: clients.identity,
+            guestQuota: clients.guestQuota,
+            userData: clients.userData
         )
         configuration.now = startup.now
-        let day: Int64 = 86_400
-        if let days = try number(ttlDays, "FOYER_CLEANUP_TTL_DAYS") { configuration.guestTTL = .seconds(days * day) }
-        if let seconds = try number(ttlSeconds, "FOYER_CLEANUP_TTL_SECONDS") {
-            configuration.guestTTL = .seconds(seconds)
-        }
-        if let seconds = try number(intervalSeconds, "FOYER_CLEANUP_INTERVAL_SECONDS") {
-            configuration.sweepInterval = .seconds(seconds)
-        }
-        if let seconds = try number(graceSeconds, "FOYER_CLEANUP_GRACE_SECONDS") {
-            configuration.recoveryGrace = .seconds(seconds)
-        }
-        if let size = try number(batchSize, "FOYER_CLEANUP_BATCH_SIZE") { configuration.batchSize = Int(size) }
-        if let pages = try number(pagesPerSweep, "FOYER_CLEANUP_PAGES_PER_SWEEP") {
-            configuration.pagesPerSweep = Int(pages)
-        }
-        if let width = try number(deletionConcurrency, "FOYER_CLEANUP_DELETION_CONCURRENCY") {
-            configuration.deletionConcurrency = Int(width)
-        }
-        if let days = try number(retentionDays, "FOYER_CLEANUP_RETENTION_DAYS") {
-            configuration.recordRetention = .seconds(days * day)
-        }
-        if let seconds = try number(claimSeconds, "FOYER_CLEANUP_CLAIM_SECONDS") {
-            configuration.claimLifetime = .seconds(seconds)
-        }
-        if let replica = replicaID ?? ServiceOptions.environment("FOYER_CLEANUP_REPLICA_ID") {
-            configuration.replicaID = replica
-        }
-        if let key = ServiceOptions.environment("FOYER_CLEANUP_PSEUDONYM_KEY") {
-            configuration.pseudonymKey = try CleanupConfiguration.pseudonymKey(base64URL: key)
-        }
+        try apply(to: &configuration, SettingsReader())
         do {
             try configuration.validate()
         } catch let error as CleanupConfigurationError {
@@ -130,25 +85,46 @@ struct CleanupCommand: AsyncParsableCommand {
             server: startup.serverConfiguration(),
             logger: startup.logger
         )
-        do {
-            try await ServiceRunner.run(services: service.services, logger: startup.logger)
-        } catch {
-            try? await service.close()
-            throw error
-        }
-        try await service.close()
+        try await ServiceRunner.run(services: service.services, logger: startup.logger, thenClose: service.close)
     }
 
-    /// A flag's value, else the environment variable's (a non-negative whole number), else nil.
-    private func number(_ flag: Int?, _ variable: String) throws -> Int64? {
-        if let flag {
-            guard flag >= 0 else { throw ValidationError("the option for \(variable) must not be negative") }
-            return Int64(flag)
+    /// The settings given by flags or environment; the others keep their defaults.
+    private func apply(to configuration: inout CleanupConfiguration, _ settings: SettingsReader) throws {
+        func seconds(_ flag: Int?, _ name: String, _ variable: String, unit: Int64 = 1) throws -> Duration? {
+            try settings.value(flag, .nonNegative(name, variable)).map { .seconds(Int64($0) * unit) }
         }
-        guard let text = ServiceOptions.environment(variable) else { return nil }
-        guard let value = Int64(text), value >= 0 else {
-            throw ValidationError("\(variable) must be a whole number, not '\(text)'")
+        func count(_ flag: Int?, _ name: String, _ variable: String) throws -> Int? {
+            try settings.value(flag, .nonNegative(name, variable))
         }
-        return value
+        let day: Int64 = 86_400
+        if let ttl = try seconds(ttlDays, "--ttl-days", "FOYER_CLEANUP_TTL_DAYS", unit: day) {
+            configuration.guestTTL = ttl
+        }
+        if let ttl = try seconds(ttlSeconds, "--ttl-seconds", "FOYER_CLEANUP_TTL_SECONDS") {
+            configuration.guestTTL = ttl
+        }
+        configuration.sweepInterval =
+            try seconds(intervalSeconds, "--interval-seconds", "FOYER_CLEANUP_INTERVAL_SECONDS")
+            ?? configuration.sweepInterval
+        configuration.recoveryGrace =
+            try seconds(graceSeconds, "--grace-seconds", "FOYER_CLEANUP_GRACE_SECONDS") ?? configuration.recoveryGrace
+        configuration.batchSize =
+            try count(batchSize, "--batch-size", "FOYER_CLEANUP_BATCH_SIZE") ?? configuration.batchSize
+        configuration.pagesPerSweep =
+            try count(pagesPerSweep, "--pages-per-sweep", "FOYER_CLEANUP_PAGES_PER_SWEEP")
+            ?? configuration.pagesPerSweep
+        configuration.deletionConcurrency =
+            try count(deletionConcurrency, "--deletion-concurrency", "FOYER_CLEANUP_DELETION_CONCURRENCY")
+            ?? configuration.deletionConcurrency
+        configuration.recordRetention =
+            try seconds(retentionDays, "--retention-days", "FOYER_CLEANUP_RETENTION_DAYS", unit: day)
+            ?? configuration.recordRetention
+        configuration.claimLifetime =
+            try seconds(claimSeconds, "--claim-seconds", "FOYER_CLEANUP_CLAIM_SECONDS") ?? configuration.claimLifetime
+        configuration.replicaID =
+            try settings.value(replicaID, .text("--replica-id", "FOYER_CLEANUP_REPLICA_ID")) ?? configuration.replicaID
+        if let key = settings.text("FOYER_CLEANUP_PSEUDONYM_KEY") {
+            configuration.pseudonymKey = try CleanupConfiguration.pseudonymKey(base64URL: key)
+        }
     }
 }

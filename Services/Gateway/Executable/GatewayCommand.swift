@@ -15,12 +15,7 @@ struct GatewayCommand: AsyncParsableCommand {
 
     @OptionGroup var common: ServiceOptions
 
-    @Option(help: "identity's address. (env: FOYER_IDENTITY_ADDRESS; default: 127.0.0.1:7401)")
-    var identity: String?
-    @Option(help: "guest-quota's address. (env: FOYER_GUEST_QUOTA_ADDRESS; default: 127.0.0.1:7402)")
-    var guestQuota: String?
-    @Option(help: "user-data's address. (env: FOYER_USER_DATA_ADDRESS; default: 127.0.0.1:7403)")
-    var userData: String?
+    @OptionGroup var upstreams: UpstreamAddressOptions
     @Option(help: "cleanup's address. (env: FOYER_CLEANUP_ADDRESS; default: 127.0.0.1:7404)")
     var cleanup: String?
     @Option(help: "The issuer access tokens must name. (env: FOYER_ISSUER; default: foyer)")
@@ -90,41 +85,28 @@ struct GatewayCommand: AsyncParsableCommand {
             )
             throw ExitCode(healthy ? 0 : 1)
         }
-        func address(_ flag: String?, _ variable: String, _ fallback: String) -> String {
-            flag ?? ServiceOptions.environment(variable) ?? fallback
-        }
+        let settings = SettingsReader()
+        let clients = try upstreams.clients(startup)
         var configuration = GatewayConfiguration(
-            identity: try startup.clientConfiguration(
-                service: "identity",
-                address: address(identity, "FOYER_IDENTITY_ADDRESS", "127.0.0.1:7401")
-            ),
-            guestQuota: try startup.clientConfiguration(
-                service: "guest-quota",
-                address: address(guestQuota, "FOYER_GUEST_QUOTA_ADDRESS", "127.0.0.1:7402")
-            ),
-            userData: try startup.clientConfiguration(
-                service: "user-data",
-                address: address(userData, "FOYER_USER_DATA_ADDRESS", "127.0.0.1:7403")
-            ),
-            cleanup: try startup.clientConfiguration(
-                service: "cleanup",
-                address: address(cleanup, "FOYER_CLEANUP_ADDRESS", "127.0.0.1:7404")
-            )
+            identity: clients.identity,
+            guestQuota: clients.guestQuota,
+            userData: clients.userData,
+            cleanup: try startup.client(of: .cleanup, flag: cleanup)
         )
         configuration.now = startup.now
-        configuration.issuer = issuer ?? ServiceOptions.environment("FOYER_ISSUER") ?? configuration.issuer
-        configuration.audience = audience ?? ServiceOptions.environment("FOYER_AUDIENCE") ?? configuration.audience
-        configuration.trustClientSourceForLoadTests =
-            loadTestSources || ServiceOptions.environment("FOYER_LOAD_TEST_SOURCES") == "1"
+        configuration.issuer = try settings.value(issuer, .text("--issuer", "FOYER_ISSUER")) ?? configuration.issuer
+        configuration.audience =
+            try settings.value(audience, .text("--audience", "FOYER_AUDIENCE")) ?? configuration.audience
+        configuration.trustClientSourceForLoadTests = settings.isOn(loadTestSources, "FOYER_LOAD_TEST_SOURCES")
         if configuration.trustClientSourceForLoadTests {
             startup.logger.warning(
                 "LOAD-TEST MODE: guest sign-ins may choose the source address admission counts; never use in production"
             )
         }
-        try applyLimits(to: &configuration)
+        try applyLimits(to: &configuration, settings)
         var server = startup.serverConfiguration()
         server.clusterSecret = nil
-        if let list = trustedProxies ?? ServiceOptions.environment("FOYER_TRUSTED_PROXIES") {
+        if let list = try settings.value(trustedProxies, .text("--trusted-proxies", "FOYER_TRUSTED_PROXIES")) {
             do {
                 server.trustedProxies = try TrustedProxies(parsing: list)
             } catch let error as RPCError {
@@ -141,32 +123,32 @@ struct GatewayCommand: AsyncParsableCommand {
         try await ServiceRunner.run(services: gateway.services, logger: startup.logger)
     }
 
-    private func applyLimits(to configuration: inout GatewayConfiguration) throws {
-        if let milliseconds = try positive(sessionCheckMs, "FOYER_SESSION_CHECK_MS") {
+    private func applyLimits(to configuration: inout GatewayConfiguration, _ settings: SettingsReader) throws {
+        if let milliseconds = try settings.value(
+            sessionCheckMs,
+            .positive("--session-check-ms", "FOYER_SESSION_CHECK_MS")
+        ) {
             configuration.sessionCheckInterval = .milliseconds(milliseconds)
         }
-        if let seconds = try positive(accessTokenSeconds, "FOYER_ACCESS_TOKEN_SECONDS") {
+        if let seconds = try settings.value(
+            accessTokenSeconds,
+            .positive("--access-token-seconds", "FOYER_ACCESS_TOKEN_SECONDS")
+        ) {
             configuration.accessTokenLifetimeMax = .seconds(seconds)
         }
-        if let perMinute = try positive(refreshPerMinute, "FOYER_REFRESH_PER_MINUTE") {
-            configuration.sourceLimits.refresh = RateLimit(perMinute: perMinute, burst: perMinute)
-        }
-        if let perMinute = try positive(signInPerMinute, "FOYER_SIGN_IN_PER_MINUTE") {
-            configuration.sourceLimits.signIn = RateLimit(perMinute: perMinute, burst: perMinute)
-        }
-        if let perMinute = try positive(emailLinkRedemptionsPerMinute, "FOYER_EMAIL_LINK_REDEMPTIONS_PER_MINUTE") {
-            configuration.sourceLimits.emailLinkCompletion = RateLimit(perMinute: perMinute, burst: perMinute)
-        }
-    }
-
-    private func positive(_ flag: Int?, _ variable: String) throws -> Int? {
-        let value =
-            try flag
-            ?? ServiceOptions.environment(variable).map { text in
-                guard let value = Int(text) else { throw ValidationError("\(variable) must be a positive number") }
-                return value
+        let limits: [(Int?, Setting<Int>, WritableKeyPath<SourceLimits, RateLimit>)] = [
+            (refreshPerMinute, .positive("--refresh-per-minute", "FOYER_REFRESH_PER_MINUTE"), \.refresh),
+            (signInPerMinute, .positive("--sign-in-per-minute", "FOYER_SIGN_IN_PER_MINUTE"), \.signIn),
+            (
+                emailLinkRedemptionsPerMinute,
+                .positive("--email-link-redemptions-per-minute", "FOYER_EMAIL_LINK_REDEMPTIONS_PER_MINUTE"),
+                \.emailLinkCompletion
+            ),
+        ]
+        for (flag, setting, limit) in limits {
+            if let perMinute = try settings.value(flag, setting) {
+                configuration.sourceLimits[keyPath: limit] = RateLimit(perMinute: perMinute, burst: perMinute)
             }
-        if let value, value <= 0 { throw ValidationError("\(variable) must be a positive number") }
-        return value
+        }
     }
 }

@@ -35,18 +35,20 @@ struct GuestQuotaCommand: AsyncParsableCommand {
     func run() async throws {
         let startup = try ServiceStartup(service: "guest-quota", defaultPort: 7402, options: common)
         if common.checkHealth { throw ExitCode(await startup.checkHealth() ? 0 : 1) }
-        try await startup.prepareDatabase()
-        var configuration = GuestQuotaConfiguration(database: startup.database)
-        configuration.now = startup.now
-        if let path = plansFile ?? ServiceOptions.environment("FOYER_PLANS_FILE") {
+        var configuration = try await startup.storeConfiguration(GuestQuotaConfiguration.self)
+        let settings = SettingsReader()
+        if let path = try settings.value(plansFile, .text("--plans-file", "FOYER_PLANS_FILE")) {
             configuration.plans = try GuestQuotaConfiguration.loadPlans(from: path)
         }
-        if let value = try Self.number(signupsPerHour, "FOYER_SIGNUPS_PER_HOUR") {
+        if let value = try settings.value(signupsPerHour, .positive("--signups-per-hour", "FOYER_SIGNUPS_PER_HOUR")) {
             configuration.signupsPerSourcePerHour = value
             configuration.signupBurstPerSource = value
         }
-        if let value = try Self.number(liveGuestsMax, "FOYER_LIVE_GUESTS_MAX") { configuration.liveGuestsMax = value }
-        if let days = try Self.number(mergeRecordRetentionDays, "FOYER_MERGE_RECORD_RETENTION_DAYS") {
+        configuration.liveGuestsMax =
+            try settings.value(liveGuestsMax, .positive("--live-guests-max", "FOYER_LIVE_GUESTS_MAX"))
+            ?? configuration.liveGuestsMax
+        let retention = Setting<Int>.positive("--merge-record-retention-days", "FOYER_MERGE_RECORD_RETENTION_DAYS")
+        if let days = try settings.value(mergeRecordRetentionDays, retention) {
             configuration.mergeRecordRetention = .seconds(days * 86_400)
         }
         let service = try await GuestQuotaService.make(
@@ -54,19 +56,6 @@ struct GuestQuotaCommand: AsyncParsableCommand {
             server: startup.serverConfiguration(),
             logger: startup.logger
         )
-        do {
-            try await ServiceRunner.run(services: [service.server], logger: startup.logger)
-        } catch {
-            try? await service.close()
-            throw error
-        }
-        try await service.close()
-    }
-
-    static func number(_ flag: Int?, _ variable: String) throws -> Int? {
-        if let flag { return flag }
-        guard let text = ServiceOptions.environment(variable) else { return nil }
-        guard let value = Int(text), value > 0 else { throw ValidationError("\(variable) must be a positive number") }
-        return value
+        try await ServiceRunner.run(services: [service.server], logger: startup.logger, thenClose: service.close)
     }
 }

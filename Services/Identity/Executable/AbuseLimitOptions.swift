@@ -40,39 +40,51 @@ struct AbuseLimitOptions: ParsableArguments {
 
     /// Sets the limits given by flags or environment on `configuration`; the others keep their defaults.
     func apply(to configuration: inout IdentityConfiguration) throws {
-        let hour = Duration.seconds(3600)
-        if let value = try number(passwordHashesPerSourcePerMinute, "FOYER_PASSWORD_HASHES_PER_SOURCE_PER_MINUTE") {
-            configuration.password.perSourceHashesPerMinute = value
+        let settings = SettingsReader()
+        func limit(_ flag: Int?, _ name: String, _ variable: String) throws -> Int? {
+            try settings.value(flag, .positive(name, variable))
         }
-        if let value = try number(passwordHashBurstPerSource, "FOYER_PASSWORD_HASH_BURST_PER_SOURCE") {
-            configuration.password.perSourceHashBurst = value
+        configuration.password.perSourceHashesPerMinute =
+            try limit(
+                passwordHashesPerSourcePerMinute,
+                "--password-hashes-per-source-per-minute",
+                "FOYER_PASSWORD_HASHES_PER_SOURCE_PER_MINUTE"
+            ) ?? configuration.password.perSourceHashesPerMinute
+        configuration.password.perSourceHashBurst =
+            try limit(
+                passwordHashBurstPerSource,
+                "--password-hash-burst-per-source",
+                "FOYER_PASSWORD_HASH_BURST_PER_SOURCE"
+            )
+            ?? configuration.password.perSourceHashBurst
+        configuration.failedLogins.freeAttempts =
+            try limit(failedLoginsPerSource, "--failed-logins-per-source", "FOYER_FAILED_LOGINS_PER_SOURCE")
+            ?? configuration.failedLogins.freeAttempts
+        configuration.failedLogins.perAddressFreeAttempts =
+            try limit(failedLoginsPerAddress, "--failed-logins-per-address", "FOYER_FAILED_LOGINS_PER_ADDRESS")
+            ?? configuration.failedLogins.perAddressFreeAttempts
+        func hourly(
+            _ max: WritableKeyPath<EmailLinkSettings, Int>,
+            _ window: WritableKeyPath<EmailLinkSettings, Duration>,
+            _ value: Int?
+        ) {
+            guard let value else { return }
+            configuration.emailLink[keyPath: max] = value
+            configuration.emailLink[keyPath: window] = .seconds(3600)
         }
-        if let value = try number(failedLoginsPerSource, "FOYER_FAILED_LOGINS_PER_SOURCE") {
-            configuration.failedLogins.freeAttempts = value
-        }
-        if let value = try number(failedLoginsPerAddress, "FOYER_FAILED_LOGINS_PER_ADDRESS") {
-            configuration.failedLogins.perAddressFreeAttempts = value
-        }
-        if let value = try number(emailLinksPerSourcePerHour, "FOYER_EMAIL_LINKS_PER_SOURCE_PER_HOUR") {
-            configuration.emailLink.perSourceMax = value
-            configuration.emailLink.perSourceWindow = hour
-        }
-        if let value = try number(emailLinksPerAddressPerHour, "FOYER_EMAIL_LINKS_PER_ADDRESS_PER_HOUR") {
-            configuration.emailLink.perAddressMax = value
-            configuration.emailLink.perAddressWindow = hour
-        }
-        if let value = try number(emailLinksPerHour, "FOYER_EMAIL_LINKS_PER_HOUR") {
-            configuration.emailLink.globalMax = value
-            configuration.emailLink.globalWindow = hour
-        }
-    }
-
-    private func number(_ flag: Int?, _ variable: String) throws -> Int? {
-        let text = flag.map(String.init) ?? ServiceOptions.environment(variable)
-        guard let text else { return nil }
-        guard let value = Int(text), value > 0 else {
-            throw ValidationError("\(variable) (or its flag) must be a positive number, not '\(text)'")
-        }
-        return value
+        let perSource = try limit(
+            emailLinksPerSourcePerHour,
+            "--email-links-per-source-per-hour",
+            "FOYER_EMAIL_LINKS_PER_SOURCE_PER_HOUR"
+        )
+        hourly(\.perSourceMax, \.perSourceWindow, perSource)
+        let perAddress = try limit(
+            emailLinksPerAddressPerHour,
+            "--email-links-per-address-per-hour",
+            "FOYER_EMAIL_LINKS_PER_ADDRESS_PER_HOUR"
+        )
+        hourly(\.perAddressMax, \.perAddressWindow, perAddress)
+        let inAll = try limit(emailLinksPerHour, "--email-links-per-hour", "FOYER_EMAIL_LINKS_PER_HOUR")
+        hourly(\.globalMax, \.globalWindow, inAll)
     }
 }

@@ -76,100 +76,94 @@ struct IdentityCommand: AsyncParsableCommand {
             server: startup.serverConfiguration(),
             logger: startup.logger
         )
-        if let path = writeJWKS ?? ServiceOptions.environment("FOYER_JWKS_FILE") {
+        if let path = try SettingsReader().value(writeJWKS, .text("--write-jwks", "FOYER_JWKS_FILE")) {
             try Data(try await service.jwksJSON()).write(to: URL(fileURLWithPath: path), options: .atomic)
             startup.logger.info("published keys written", metadata: ["jwks.file": "\(path)"])
         }
-        do {
-            try await ServiceRunner.run(services: [service.server] + service.backgroundServices, logger: startup.logger)
-        } catch {
-            try? await service.close()
-            throw error
-        }
-        try await service.close()
+        try await ServiceRunner.run(
+            services: [service.server] + service.backgroundServices,
+            logger: startup.logger,
+            thenClose: service.close
+        )
     }
 
     private func identityConfiguration(_ startup: ServiceStartup) throws -> IdentityConfiguration {
+        let settings = SettingsReader()
         var configuration = IdentityConfiguration(database: startup.database)
         configuration.now = startup.now
-        configuration.issuer = issuer ?? ServiceOptions.environment("FOYER_ISSUER") ?? configuration.issuer
-        configuration.audience = audience ?? ServiceOptions.environment("FOYER_AUDIENCE") ?? configuration.audience
-        if let seconds = try number(accessTokenSeconds, "FOYER_ACCESS_TOKEN_SECONDS") {
+        configuration.issuer = try settings.value(issuer, .text("--issuer", "FOYER_ISSUER")) ?? configuration.issuer
+        configuration.audience =
+            try settings.value(audience, .text("--audience", "FOYER_AUDIENCE")) ?? configuration.audience
+        let lifetime = Setting<Int>.positive("--access-token-seconds", "FOYER_ACCESS_TOKEN_SECONDS")
+        if let seconds = try settings.value(accessTokenSeconds, lifetime) {
             configuration.accessTokenLifetime = .seconds(seconds)
         }
-        if let template = emailLinkTemplate ?? ServiceOptions.environment("FOYER_EMAIL_LINK_TEMPLATE") {
-            configuration.emailLink.linkTemplate = template
-        }
+        configuration.emailLink.linkTemplate =
+            try settings.value(emailLinkTemplate, .text("--email-link-template", "FOYER_EMAIL_LINK_TEMPLATE"))
+            ?? configuration.emailLink.linkTemplate
         try mail.apply(to: &configuration)
         configuration.apple = try provider(
             .apple,
+            settings,
             audiences: appleAudiences,
             jwksFile: appleJWKSFile,
             nonceRequired: appleNonceRequired
         )
         configuration.google = try provider(
             .google,
+            settings,
             audiences: googleAudiences,
             jwksFile: googleJWKSFile,
             nonceRequired: googleNonceRequired
         )
         configuration.allowTestIdentityProviders =
-            allowTestIdentityProviders || ServiceOptions.environment("FOYER_ALLOW_TEST_IDENTITY_PROVIDERS") == "1"
+            settings.isOn(allowTestIdentityProviders, "FOYER_ALLOW_TEST_IDENTITY_PROVIDERS")
         if configuration.allowTestIdentityProviders {
             startup.logger.warning("test identity providers allowed: provider keys may come from local files")
         }
         try limits.apply(to: &configuration)
-        if let logN = try testScryptLogN() { configuration.password.scrypt.logN = logN }
+        if let logN = try testScryptLogN(settings) { configuration.password.scrypt.logN = logN }
         return configuration
     }
 
     /// `FOYER_TEST_SCRYPT_LOG_N`, debug builds only: a cheaper scrypt N (2^value) for integration tests that hash
     /// many passwords, as the in-process tests configure. A release build refuses to start with it set, so a
     /// deployment can never run with weakened password hashing.
-    private func testScryptLogN() throws -> UInt8? {
-        guard let text = ServiceOptions.environment("FOYER_TEST_SCRYPT_LOG_N") else { return nil }
+    private func testScryptLogN(_ settings: SettingsReader) throws -> UInt8? {
         #if DEBUG
-        guard let logN = UInt8(text), logN >= 10, logN <= 17 else {
-            throw ValidationError("FOYER_TEST_SCRYPT_LOG_N must be a number from 10 to 17")
-        }
-        return logN
+        let logN = Setting<Int>.int("", "FOYER_TEST_SCRYPT_LOG_N", in: 10...17)
+        return try settings.value(nil, logN).map { UInt8($0) }
         #else
-        throw ValidationError("FOYER_TEST_SCRYPT_LOG_N is for tests of debug builds only; unset it")
+        guard settings.text("FOYER_TEST_SCRYPT_LOG_N") == nil else {
+            throw ValidationError("FOYER_TEST_SCRYPT_LOG_N is for tests of debug builds only; unset it")
+        }
+        return nil
         #endif
     }
 
-    private enum Provider { case apple, google }
+    private enum Provider: String { case apple, google }
 
     /// A provider's settings from its flags, or the environment variables `FOYER_APPLE_…` / `FOYER_GOOGLE_…`;
     /// nil (not configured) without audiences.
     private func provider(
         _ kind: Provider,
-        audiences flag: String?,
+        _ settings: SettingsReader,
+        audiences: String?,
         jwksFile: String?,
         nonceRequired: String?
     ) throws -> ProviderSettings? {
-        let prefix = kind == .apple ? "FOYER_APPLE" : "FOYER_GOOGLE"
-        guard let list = flag ?? ServiceOptions.environment("\(prefix)_AUDIENCES") else { return nil }
-        let audiences = list.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter {
-            !$0.isEmpty
-        }
-        var settings =
+        let flag = "--\(kind.rawValue)"
+        let prefix = "FOYER_\(kind.rawValue.uppercased())"
+        let list = Setting<[String]>.list("\(flag)-audiences", "\(prefix)_AUDIENCES")
+        guard let audiences = try settings.value(parsing: audiences, list) else { return nil }
+        var provider =
             kind == .apple
             ? ProviderSettings.apple(audiences: audiences) : ProviderSettings.google(audiences: audiences)
-        if let path = jwksFile ?? ServiceOptions.environment("\(prefix)_JWKS_FILE") { settings.keys = .file(path) }
-        if let text = nonceRequired ?? ServiceOptions.environment("\(prefix)_NONCE_REQUIRED") {
-            guard let required = Bool(text) else {
-                throw ValidationError("\(prefix)_NONCE_REQUIRED (or its flag) must be true or false, not '\(text)'")
-            }
-            settings.nonceRequired = required
+        if let path = try settings.value(jwksFile, .text("\(flag)-jwks-file", "\(prefix)_JWKS_FILE")) {
+            provider.keys = .file(path)
         }
-        return settings
-    }
-
-    private func number(_ flag: Int?, _ variable: String) throws -> Int64? {
-        if let flag { return Int64(flag) }
-        guard let text = ServiceOptions.environment(variable) else { return nil }
-        guard let value = Int64(text), value > 0 else { throw ValidationError("\(variable) must be a positive number") }
-        return value
+        let nonce = Setting<Bool>.bool("\(flag)-nonce-required", "\(prefix)_NONCE_REQUIRED")
+        provider.nonceRequired = try settings.value(parsing: nonceRequired, nonce) ?? provider.nonceRequired
+        return provider
     }
 }

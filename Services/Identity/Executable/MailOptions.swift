@@ -71,80 +71,78 @@ struct MailOptions: ParsableArguments {
 
     /// Sets the mailer, local mode and the sender.
     func apply(to configuration: inout IdentityConfiguration) throws {
-        configuration.localMode = localMode || ServiceOptions.environment("FOYER_LOCAL_MODE") == "1"
-        if let sender = mailFrom ?? ServiceOptions.environment("FOYER_MAIL_FROM") {
-            configuration.emailLink.sender = sender
-        }
-        let choice = mailer ?? ServiceOptions.environment("FOYER_MAILER") ?? "none"
+        let settings = SettingsReader()
+        configuration.localMode = settings.isOn(localMode, "FOYER_LOCAL_MODE")
+        configuration.emailLink.sender =
+            try settings.value(mailFrom, .text("--mail-from", "FOYER_MAIL_FROM")) ?? configuration.emailLink.sender
+        let choice = try settings.value(mailer, .text("--mailer", "FOYER_MAILER")) ?? "none"
         switch choice {
         case "none":
             configuration.mailer = .disabled
         case "outbox":
             configuration.mailer = .outbox
         case "smtp":
-            configuration.mailer = .smtp(try smtpSettings())
+            configuration.mailer = .smtp(try smtpSettings(settings))
         case _ where choice.hasPrefix("sendmail:"):
             configuration.mailer = .sendmail(path: String(choice.dropFirst("sendmail:".count)))
         case _ where choice.hasPrefix("webhook:"):
+            let secretFile = Setting<String>.text("--mail-webhook-secret-file", "FOYER_MAIL_WEBHOOK_SECRET_FILE")
             configuration.mailer = .webhook(
                 url: String(choice.dropFirst("webhook:".count)),
-                secret: try webhookSecret()
+                secret: try secret(
+                    settings,
+                    inline: "FOYER_MAIL_WEBHOOK_SECRET",
+                    file: mailWebhookSecretFile,
+                    secretFile
+                )
             )
         default:
-            throw ValidationError("mailer must be none, smtp, sendmail:PATH, webhook:URL or outbox, not '\(choice)'")
+            throw ValidationError(
+                "--mailer / FOYER_MAILER must be none, smtp, sendmail:PATH, webhook:URL or outbox, not '\(choice)'"
+            )
         }
     }
 
-    private func smtpSettings() throws -> SMTPSettings {
-        guard let host = smtpHost ?? ServiceOptions.environment("FOYER_SMTP_HOST") else {
+    private func smtpSettings(_ settings: SettingsReader) throws -> SMTPSettings {
+        guard let host = try settings.value(smtpHost, .text("--smtp-host", "FOYER_SMTP_HOST")) else {
             throw ValidationError("--mailer smtp needs --smtp-host (FOYER_SMTP_HOST)")
         }
-        let securityText = smtpSecurity ?? ServiceOptions.environment("FOYER_SMTP_SECURITY") ?? "starttls"
-        guard let security = SMTPSettings.Security(rawValue: securityText) else {
-            throw ValidationError("FOYER_SMTP_SECURITY must be starttls, tls or none, not '\(securityText)'")
-        }
-        var settings = SMTPSettings(
+        let security: SMTPSettings.Security =
+            try settings.value(
+                parsing: smtpSecurity,
+                .choice("--smtp-security", "FOYER_SMTP_SECURITY", of: SMTPSettings.Security.allCases.map(\.rawValue))
+            ) ?? .startTLS
+        var smtp = SMTPSettings(
             host: host,
-            port: try number(smtpPort, "FOYER_SMTP_PORT"),
+            port: try settings.value(smtpPort, .int("--smtp-port", "FOYER_SMTP_PORT", in: 1...65535)),
             security: security
         )
-        settings.username = smtpUsername ?? ServiceOptions.environment("FOYER_SMTP_USERNAME")
-        settings.password = try secret(
-            inline: "FOYER_SMTP_PASSWORD",
-            file: smtpPasswordFile ?? ServiceOptions.environment("FOYER_SMTP_PASSWORD_FILE")
-        )
-        settings.trustRootsFile = smtpCAFile ?? ServiceOptions.environment("FOYER_SMTP_CA_FILE")
-        if let name = smtpEHLOName ?? ServiceOptions.environment("FOYER_SMTP_EHLO_NAME") { settings.ehloName = name }
-        if let seconds = try number(smtpTimeoutSeconds, "FOYER_SMTP_TIMEOUT_SECONDS") {
-            settings.commandTimeout = .seconds(seconds)
-        }
-        return settings
+        smtp.username = try settings.value(smtpUsername, .text("--smtp-username", "FOYER_SMTP_USERNAME"))
+        let passwordFile = Setting<String>.text("--smtp-password-file", "FOYER_SMTP_PASSWORD_FILE")
+        smtp.password = try secret(settings, inline: "FOYER_SMTP_PASSWORD", file: smtpPasswordFile, passwordFile)
+        smtp.trustRootsFile = try settings.value(smtpCAFile, .text("--smtp-ca-file", "FOYER_SMTP_CA_FILE"))
+        smtp.ehloName =
+            try settings.value(smtpEHLOName, .text("--smtp-ehlo-name", "FOYER_SMTP_EHLO_NAME")) ?? smtp.ehloName
+        let timeout = Setting<Int>.positive("--smtp-timeout-seconds", "FOYER_SMTP_TIMEOUT_SECONDS")
+        if let seconds = try settings.value(smtpTimeoutSeconds, timeout) { smtp.commandTimeout = .seconds(seconds) }
+        return smtp
     }
 
-    private func webhookSecret() throws -> String? {
-        try secret(
-            inline: "FOYER_MAIL_WEBHOOK_SECRET",
-            file: mailWebhookSecretFile ?? ServiceOptions.environment("FOYER_MAIL_WEBHOOK_SECRET_FILE")
-        )
-    }
-
-    /// The secret in the environment variable `inline`, else the contents of `file` without the line break at its
-    /// end, else nil.
-    private func secret(inline: String, file: String?) throws -> String? {
-        if let text = ServiceOptions.environment(inline) { return text }
-        guard let file else { return nil }
+    /// The secret in the environment variable `inline`, else the contents of the file the flag or its variable
+    /// names, without the line break at its end, else nil.
+    private func secret(
+        _ settings: SettingsReader,
+        inline: String,
+        file flag: String?,
+        _ fileSetting: Setting<String>
+    ) throws -> String? {
+        if let text = settings.text(inline) { return text }
+        guard let file = try settings.value(flag, fileSetting) else { return nil }
         guard var text = try? String(contentsOfFile: file, encoding: .utf8) else {
             throw ValidationError("cannot read the secret file \(file)")
         }
         while let last = text.unicodeScalars.last, last == "\n" || last == "\r" { text.unicodeScalars.removeLast() }
         guard !text.isEmpty else { throw ValidationError("the secret file \(file) is empty") }
         return text
-    }
-
-    private func number(_ flag: Int?, _ variable: String) throws -> Int? {
-        if let flag { return flag }
-        guard let text = ServiceOptions.environment(variable) else { return nil }
-        guard let value = Int(text), value > 0 else { throw ValidationError("\(variable) must be a positive number") }
-        return value
     }
 }

@@ -31,16 +31,17 @@ struct UserDataCommand: AsyncParsableCommand {
     func run() async throws {
         let startup = try ServiceStartup(service: "user-data", defaultPort: 7403, options: common)
         if common.checkHealth { throw ExitCode(await startup.checkHealth() ? 0 : 1) }
-        try await startup.prepareDatabase()
-        var configuration = UserDataConfiguration(database: startup.database)
-        configuration.now = startup.now
-        if let value = try Self.number(valueBytesMax, "FOYER_VALUE_BYTES_MAX") {
-            configuration.valueByteCountMax = value
-        }
-        if let seconds = try Self.number(deletionTombstoneSeconds, "FOYER_DELETION_TOMBSTONE_SECONDS") {
+        var configuration = try await startup.storeConfiguration(UserDataConfiguration.self)
+        let settings = SettingsReader()
+        configuration.valueByteCountMax =
+            try settings.value(valueBytesMax, .positive("--value-bytes-max", "FOYER_VALUE_BYTES_MAX"))
+            ?? configuration.valueByteCountMax
+        let tombstone = Setting<Int>.positive("--deletion-tombstone-seconds", "FOYER_DELETION_TOMBSTONE_SECONDS")
+        if let seconds = try settings.value(deletionTombstoneSeconds, tombstone) {
             configuration.deletionTombstoneLifetime = .seconds(seconds)
         }
-        if let days = try Self.number(mergeRecordRetentionDays, "FOYER_MERGE_RECORD_RETENTION_DAYS") {
+        let retention = Setting<Int>.positive("--merge-record-retention-days", "FOYER_MERGE_RECORD_RETENTION_DAYS")
+        if let days = try settings.value(mergeRecordRetentionDays, retention) {
             configuration.mergeRecordRetention = .seconds(days * 86_400)
         }
         do {
@@ -53,20 +54,6 @@ struct UserDataCommand: AsyncParsableCommand {
             server: startup.serverConfiguration(),
             logger: startup.logger
         )
-        do {
-            try await ServiceRunner.run(services: [service.server], logger: startup.logger)
-        } catch {
-            try? await service.close()
-            throw error
-        }
-        try await service.close()
-    }
-
-    /// A flag's value, else the environment variable's (a positive whole number), else nil.
-    static func number(_ flag: Int?, _ variable: String) throws -> Int? {
-        if let flag { return flag }
-        guard let text = ServiceOptions.environment(variable) else { return nil }
-        guard let value = Int(text), value > 0 else { throw ValidationError("\(variable) must be a positive number") }
-        return value
+        try await ServiceRunner.run(services: [service.server], logger: startup.logger, thenClose: service.close)
     }
 }
