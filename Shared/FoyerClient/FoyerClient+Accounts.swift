@@ -14,12 +14,14 @@ extension FoyerClient {
 
     /// Links a credential to the signed-in user and adopts the session the gateway answers.
     ///
-    /// - A new credential: a guest becomes a member with the same uid and data (`linked`).
+    /// - A new credential: a guest becomes a member with the same uid and data (`.linked`).
     /// - Another account's credential: with `.merge` the guest's documents move into that account (colliding keys
-    ///   resolved by `mergePolicy`) and the guest is deleted (`merged`, with a report); with `.discard` the guest
-    ///   is deleted with its data (`discarded`); either way the client is now signed in to that account. With
-    ///   `.fail` nothing changes and the error (`email-already-in-use` / `credential-already-in-use`) carries
-    ///   `conflict` with a ticket for `resolveConflict`.
+    ///   resolved by `mergePolicy`) and the guest is deleted (`.merged`, with a report); with `.discard` the guest
+    ///   is deleted with its data (`.discarded`); either way the client is now signed in to that account. With
+    ///   `.fail` nothing changes: the answer is `.conflict` with the other account and a ticket for
+    ///   `resolveConflict`, and the client keeps its session.
+    /// - An email in use with a password that is not its account's: `email-already-in-use` (nothing proven, so
+    ///   no ticket).
     @discardableResult
     public func link(
         _ credential: Credential,
@@ -36,7 +38,7 @@ extension FoyerClient {
                 operationID: operationID
             )
         }
-        adopt(result.session)
+        if let session = result.session { adopt(session) }
         return result
     }
 
@@ -57,8 +59,9 @@ extension FoyerClient {
         )
     }
 
-    /// Decides a conflict that `link(..., onConflict: .fail)` reported, with the ticket from its
-    /// `FoyerError.conflict`, without presenting the credential again. Adopts the other account's session.
+    /// Decides a conflict that `link(..., onConflict: .fail)` answered, with the ticket of its `.conflict`, without
+    /// presenting the credential again. Adopts the other account's session. Use a new operation id: the link's is
+    /// spent on the conflict answer.
     @discardableResult
     public func resolveConflict(
         ticket: String,
@@ -76,7 +79,7 @@ extension FoyerClient {
                 operationID: operationID
             )
         }
-        adopt(result.session)
+        if let session = result.session { adopt(session) }
         return result
     }
 

@@ -105,7 +105,7 @@ extension FoyerClient {
         let credential = Credential.emailLink(token: EmailLinkVerifier.token(fromLink: token), verifier: verifier.bytes)
         switch purpose {
         case .signIn:
-            return LinkResult(outcome: .linked, session: try await signIn(with: credential))
+            return .linked(try await signIn(with: credential))
         case .link:
             return try await link(
                 credential,

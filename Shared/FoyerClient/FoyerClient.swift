@@ -207,3 +207,8 @@ extension SessionTokens {
     /// When the refresh token expires (if unused; using it extends the session up to its absolute lifetime).
     public var refreshTokenExpiresAt: Date { Date(milliseconds: refreshTokenExpiresAtMilliseconds) }
 }
+
+extension ConflictDetails {
+    /// When the ticket stops working; after it, present the credential again.
+    public var ticketExpiresAt: Date { Date(milliseconds: ticketExpiresAtMilliseconds) }
+}

@@ -36,9 +36,6 @@ public struct FoyerError: Error, Hashable, Sendable, CustomStringConvertible {
     public let retryAfter: Duration?
     /// With `quota-exceeded`: which counter refused, its limit, use and what remains.
     public let quotaExceeded: QuotaExceeded?
-    /// With `email-already-in-use` or `credential-already-in-use`, when the credential was proven: the account
-    /// holding it and a ticket for `resolveConflict`.
-    public let conflict: CredentialConflict?
     /// With `version-mismatch`: the document's version now (0 when it does not exist).
     public let currentVersion: UInt64?
     /// With `value-too-large`: the server's cap on a value, in bytes.
@@ -49,7 +46,6 @@ public struct FoyerError: Error, Hashable, Sendable, CustomStringConvertible {
         _ message: String,
         retryAfter: Duration? = nil,
         quotaExceeded: QuotaExceeded? = nil,
-        conflict: CredentialConflict? = nil,
         currentVersion: UInt64? = nil,
         valueByteCountLimit: UInt64? = nil
     ) {
@@ -57,7 +53,6 @@ public struct FoyerError: Error, Hashable, Sendable, CustomStringConvertible {
         self.message = message
         self.retryAfter = retryAfter
         self.quotaExceeded = quotaExceeded
-        self.conflict = conflict
         self.currentVersion = currentVersion
         self.valueByteCountLimit = valueByteCountLimit
     }
@@ -105,22 +100,6 @@ extension FoyerError {
             requested = details.requested
         }
     }
-
-    /// The details of a credential conflict: another account holds the credential.
-    public struct CredentialConflict: Hashable, Sendable {
-        /// The account that holds the credential.
-        public var otherUID: String
-        /// Single use, bound to this guest and `otherUID`: pass it to `resolveConflict` to merge or discard later
-        /// without presenting the credential again.
-        public var ticket: String
-        public var ticketExpiresAt: Date
-
-        public init(_ details: ConflictDetails) {
-            otherUID = details.otherUID
-            ticket = details.ticket
-            ticketExpiresAt = Date(milliseconds: details.ticketExpiresAtMilliseconds)
-        }
-    }
 }
 
 // MARK: - Building
@@ -131,15 +110,12 @@ extension FoyerError {
         let retryAfter: Duration? =
             error.retryAfterMilliseconds > 0 ? .milliseconds(Int64(error.retryAfterMilliseconds)) : nil
         var quota: QuotaExceeded?
-        var conflict: CredentialConflict?
         var currentVersion: UInt64?
         var valueLimit: UInt64?
         if error.details.readableBytes > 0 {
             switch error.status {
             case GuestQuotaStatus.quotaExceeded:
                 quota = (try? QuotaExceededDetails(decoding: error.details)).map(QuotaExceeded.init)
-            case IdentityStatus.emailAlreadyInUse, IdentityStatus.credentialAlreadyInUse:
-                conflict = (try? ConflictDetails(decoding: error.details)).map(CredentialConflict.init)
             case UserDataStatus.versionMismatch:
                 currentVersion = (try? VersionMismatchDetails(decoding: error.details))?.currentVersion
             case UserDataStatus.valueTooLarge:
@@ -153,7 +129,6 @@ extension FoyerError {
             error.message,
             retryAfter: retryAfter,
             quotaExceeded: quota,
-            conflict: conflict,
             currentVersion: currentVersion,
             valueByteCountLimit: valueLimit
         )

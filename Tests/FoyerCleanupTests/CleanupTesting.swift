@@ -162,10 +162,11 @@ extension CleanupCluster {
     /// A permanent account: a guest that linked `email` and a password, moved to the member plan.
     func newMember(email: String, documents: [(key: String, text: String)] = []) async throws -> String {
         let guest = try await newGuest()
-        _ = try await identity.call(
+        let linked = try await identity.call(
             IdentityMethods.linkPassword,
             LinkPasswordRequest(uid: guest.uid, email: email, password: testPassword)
         )
+        _ = try #require(linked.session, "the email is another account's")
         _ = try await guestQuota.call(GuestQuotaMethods.changePlan, ChangePlanRequest(uid: guest.uid, plan: "member"))
         try await write(guest.uid, documents: documents)
         return guest.uid
@@ -174,19 +175,15 @@ extension CleanupCluster {
     /// Makes `guest` prove `email`'s credential and redeem the conflict ticket: what the gateway does before it
     /// merges the guest into that account.
     func authorizeMerge(_ guest: String, intoAccountWith email: String) async throws {
-        do {
-            _ = try await identity.call(
-                IdentityMethods.linkPassword,
-                LinkPasswordRequest(uid: guest, email: email, password: testPassword)
-            )
-            Issue.record("linking an email in use succeeded")
-        } catch let error as RPCError where error.status == IdentityStatus.emailAlreadyInUse {
-            let ticket = try ConflictDetails(decoding: error.details).ticket
-            _ = try await identity.call(
-                IdentityMethods.redeemConflictTicket,
-                RedeemConflictTicketRequest(uid: guest, ticket: ticket)
-            )
-        }
+        let attempt = try await identity.call(
+            IdentityMethods.linkPassword,
+            LinkPasswordRequest(uid: guest, email: email, password: testPassword)
+        )
+        let ticket = try #require(attempt.conflict, "linking an email in use answered a session").ticket
+        _ = try await identity.call(
+            IdentityMethods.redeemConflictTicket,
+            RedeemConflictTicketRequest(uid: guest, ticket: ticket)
+        )
     }
 
     /// Moves the shared clock.

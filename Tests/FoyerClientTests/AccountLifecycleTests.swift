@@ -39,7 +39,7 @@ struct AccountLifecycleTests {
                 try await client.signInAsGuest()
                 let fresh = try await client.link(email: email, password: strongPassword)
                 #expect(fresh.outcome == .linked)
-                #expect(fresh.session.uid != guest.uid)
+                #expect(fresh.session?.uid != guest.uid)
             }
             let cleanup = stack.cleanupClient()
             let records = try await cleanup.deletions(limit: 10)

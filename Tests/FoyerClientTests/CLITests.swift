@@ -149,7 +149,7 @@ struct CLITests {
             let guest = stack.sessionFile("guest")
             _ = try await ok(stack, "guest", session: guest)
             _ = try await ok(stack, "put", "notes", "from-guest", "hello", session: guest)
-            let conflict = try await fails(
+            let conflict = try await ok(
                 stack,
                 "link",
                 "--email",
@@ -158,10 +158,11 @@ struct CLITests {
                 strongPassword,
                 session: guest
             )
-            #expect(conflict.error["error"] as? String == "email-already-in-use")
-            #expect(conflict.error["otherUid"] as? String == accountUID)
-            let ticket = try #require(conflict.error["ticket"] as? String)
-            #expect(conflict.error["ticketExpiresAt"] is String)
+            #expect(conflict["outcome"] as? String == "conflict")
+            #expect(conflict["otherUid"] as? String == accountUID)
+            #expect(conflict["uid"] == nil, "a conflict answers no session")
+            let ticket = try #require(conflict["ticket"] as? String)
+            #expect(conflict["ticketExpiresAt"] is String)
 
             let resolved = try await ok(stack, "resolve", "--ticket", ticket, "--merge", session: guest)
             #expect(resolved["outcome"] as? String == "merged")

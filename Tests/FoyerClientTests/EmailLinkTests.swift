@@ -30,7 +30,7 @@ struct EmailLinkTests {
                 }
                 let result = try await client.completeEmailLink(token: token, verifier: verifier, purpose: .link)
                 #expect(result.outcome == .linked)
-                #expect(result.session.uid == guest.uid)
+                #expect(result.session?.uid == guest.uid)
                 let me = try await client.me()
                 #expect(me.user.email == email)
                 #expect(me.user.emailVerified)
@@ -46,13 +46,13 @@ struct EmailLinkTests {
             let email = uniqueEmail()
             let uid = try await stack.withClient { client in
                 try await client.signInAsGuest()
-                return try await client.link(email: email, password: strongPassword).session.uid
+                return try await client.link(email: email, password: strongPassword).session?.uid
             }
             try await stack.withClient { client in
                 let verifier = try await client.sendEmailLink(to: email, purpose: .signIn)
                 let link = try #require(try await stack.outbox(to: email, limit: 1).first).body
                 let result = try await client.completeEmailLink(token: link, verifier: verifier, purpose: .signIn)
-                #expect(result.session.uid == uid)
+                #expect(result.session?.uid == uid)
                 #expect(await client.uid == uid)
                 await expectError(.tokenAlreadyUsed) {
                     try await client.completeEmailLink(token: link, verifier: verifier, purpose: .signIn)

@@ -40,20 +40,19 @@ struct FoyerErrorTests {
         #expect((quota.limit, quota.used, quota.remaining, quota.requested) == (20, 20, 0, 1))
     }
 
-    @Test("A conflict decodes the other account and the ticket")
+    @Test("A conflict is an answer: its ticket expiry reads as a date; details on an error are never a conflict")
     func conflictDetails() throws {
         let details = ConflictDetails(otherUID: "other", ticket: "t", ticketExpiresAtMilliseconds: 1_700_000_000_000)
+        let answer = try LinkResult(decoding: LinkResult.conflict(details).encoded())
+        #expect(answer.outcome == .conflict)
+        #expect(answer.session == nil)
+        #expect(answer.conflict?.ticketExpiresAt.timeIntervalSince1970 == 1_700_000_000)
+        // An old server's conflict error keeps its status; its details are ignored, not misread.
         let error = FoyerError(RPCError(IdentityStatus.emailAlreadyInUse, "taken", details: details.encoded()))
-        let conflict = try #require(error.conflict)
-        #expect(conflict.otherUID == "other")
-        #expect(conflict.ticket == "t")
-        #expect(conflict.ticketExpiresAt.timeIntervalSince1970 == 1_700_000_000)
-        // Without details (the credential was not proven) there is no ticket.
-        #expect(FoyerError(RPCError(IdentityStatus.emailAlreadyInUse, "taken")).conflict == nil)
-        // Undecodable details are ignored, the status kept.
+        #expect(error == .emailAlreadyInUse)
+        #expect(error.quotaExceeded == nil)
         let garbled = FoyerError(RPCError(IdentityStatus.emailAlreadyInUse, "taken", details: ByteBuffer(bytes: [1])))
         #expect(garbled == .emailAlreadyInUse)
-        #expect(garbled.conflict == nil)
     }
 
     @Test("Rate limits carry retry-after; kinds are classified")

@@ -34,8 +34,8 @@ struct GuestJourneyTests {
                 let email = uniqueEmail()
                 let result = try await client.link(email: email, password: strongPassword)
                 #expect(result.outcome == .linked)
-                #expect(result.session.uid == guest.uid)
-                #expect(!result.session.isAnonymous)
+                #expect(result.session?.uid == guest.uid)
+                #expect(result.session?.isAnonymous == false)
                 #expect(await client.session == result.session)
 
                 // And the 21st document is now accepted, and all are there

@@ -146,12 +146,10 @@ struct GatewayMethodsTests {
                     operationID: Samples.ascii(GatewayLimits.operationIDByteCountMax)
                 ),
             ]
-        let results = LinkOutcome.allCases.flatMap { outcome in
+        let results =
             Samples.sessions.flatMap { session in
-                [LinkResult(outcome: outcome, session: session)]
-                    + Samples.mergeReports.map { LinkResult(outcome: outcome, session: session, mergeReport: $0) }
-            }
-        }
+                [LinkResult.linked(session), .discarded(session)] + Samples.mergeReports.map { .merged(session, $0) }
+            } + Samples.conflicts.map(LinkResult.conflict)
         try check(GatewayMethods.link, requests: links, responses: results)
         let resolutions = [ConflictChoice.merge, .discard].flatMap { choice in
             MergePolicy.allCases.map { policy in
@@ -317,17 +315,9 @@ struct GatewayMethodsTests {
         )
     }
 
-    @Test("Error details the gateway passes through: ConflictDetails, QuotaExceededDetails")
+    @Test("A link's conflict and the error details the gateway passes through (QuotaExceededDetails)")
     func errorDetails() throws {
-        for details in [
-            ConflictDetails(otherUID: "u2", ticket: "dGlja2V0", ticketExpiresAtMilliseconds: 1_790_000_000_000),
-            ConflictDetails(otherUID: "", ticket: "", ticketExpiresAtMilliseconds: 0),
-            ConflictDetails(
-                otherUID: Samples.ascii(IdentityLimits.uidByteCountMax),
-                ticket: Samples.ascii(IdentityLimits.secretTokenByteCountMax),
-                ticketExpiresAtMilliseconds: .max
-            ),
-        ] {
+        for details in Samples.conflicts {
             try WireMessageChecks.roundTrip(details)
         }
         for details in [

@@ -18,7 +18,7 @@ struct GatewayResponsesTests {
     }
 
     private func merged(_ report: MergeReport) -> LinkResult {
-        LinkResult(outcome: .merged, session: session, mergeReport: report)
+        .merged(session, report)
     }
 
     private func conflicts(_ count: Int) -> [MergeReport.Conflict] {
@@ -137,7 +137,7 @@ struct GatewayResponsesTests {
         Expect.cap(IdentityLimits.accessTokenByteCountMax) { count in
             var session = self.session
             session.accessToken = Samples.ascii(count)
-            return LinkResult(outcome: .linked, session: session)
+            return LinkResult.linked(session)
         }
         Expect.cap(IdentityLimits.emailByteCountMax) { count in
             var user = self.user
@@ -171,25 +171,20 @@ struct GatewayResponsesTests {
     @Test("Outcomes, resolutions, account states, booleans and presence flags the contract does not define are refused")
     func unknownTags() {
         Expect.tag(
-            of: LinkResult(outcome: .linked, session: session),
+            of: LinkResult.linked(session),
             at: 0,
-            valid: Set(LinkOutcome.allCases.map(\.rawValue))
-        )
-        let reportFlag = Expect.body {
-            $0.writeInteger(UInt8(0))
-            session.encode(into: &$0)
-        }.readableBytes
-        Expect.tag(
-            of: LinkResult(outcome: .merged, session: session),
-            at: reportFlag,
-            valid: [0, 1],
+            valid: Set(LinkOutcome.allCases.map(\.rawValue)),
             validKeepLayout: false
         )
-        // moved…keptBoth (5 one-byte varints), count, collection (""), key (""), then the resolution and the derived
-        // key's flag.
+        // The outcome and the session, then the report: moved…keptBoth (5 one-byte varints), count, collection (""),
+        // key (""), then the resolution and the derived key's flag.
+        let reportStart = Expect.body {
+            $0.writeInteger(LinkOutcome.merged.rawValue)
+            session.encode(into: &$0)
+        }.readableBytes
         let report = merged(MergeReport(listedConflicts: conflicts(1)))
-        Expect.tag(of: report, at: reportFlag + 1 + 8, valid: [0, 1, 2])
-        Expect.tag(of: report, at: reportFlag + 1 + 9, valid: [0, 1], validKeepLayout: false)
+        Expect.tag(of: report, at: reportStart + 8, valid: [0, 1, 2])
+        Expect.tag(of: report, at: reportStart + 9, valid: [0, 1], validKeepLayout: false)
 
         Expect.tag(of: SignOutResponse(accountDeleted: true), at: 0, valid: [0, 1])
         Expect.tag(of: DeleteDocumentResponse(deleted: false), at: 0, valid: [0, 1])

@@ -204,6 +204,17 @@ enum GatewaySamples {
         DocumentPage(documents: Array(repeating: documents[1], count: 3), nextCursor: nil),
     ]
 
+    /// The conflict a link answers: ordinary, empty, and every field at its cap.
+    static let conflicts = [
+        ConflictDetails(otherUID: "u2", ticket: "dGlja2V0", ticketExpiresAtMilliseconds: 1_790_000_000_000),
+        ConflictDetails(otherUID: "", ticket: "", ticketExpiresAtMilliseconds: 0),
+        ConflictDetails(
+            otherUID: ascii(IdentityLimits.uidByteCountMax),
+            ticket: ascii(IdentityLimits.secretTokenByteCountMax),
+            ticketExpiresAtMilliseconds: .max
+        ),
+    ]
+
     static let mergeReports = [
         MergeReport(),
         MergeReport(

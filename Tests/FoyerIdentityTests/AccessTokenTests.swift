@@ -119,7 +119,7 @@ struct AccessTokenTests {
             let member = try await identity.call(
                 IdentityMethods.linkPassword,
                 LinkPasswordRequest(uid: guest.uid, email: "ada@example.com", password: "analytical engine")
-            )
+            ).linked()
             #expect(member.uid == guest.uid && !member.isAnonymous)
             #expect(try decodeClaims(member.accessToken).is_anonymous == false)
             #expect(await verify(identity, member.accessToken, .member) == nil)
@@ -182,7 +182,7 @@ struct AccessTokenTests {
             _ = try await identity.call(
                 IdentityMethods.linkPassword,
                 LinkPasswordRequest(uid: guest.uid, email: "sam@example.com", password: "a long passphrase")
-            )
+            ).linked()
             let other = try await identity.call(
                 IdentityMethods.signInWithPassword,
                 PasswordSignInRequest(email: "sam@example.com", password: "a long passphrase")

@@ -18,15 +18,15 @@ struct AccountStateTests {
         _ = try await identity.call(
             IdentityMethods.linkPassword,
             LinkPasswordRequest(uid: account.uid, email: "acct@example.com", password: "account password")
-        )
+        ).linked()
         let guest = try await identity.newGuest()
-        let conflict = try await rpcError {
+        let conflict = try await expectConflict {
             try await identity.call(
                 IdentityMethods.linkPassword,
                 LinkPasswordRequest(uid: guest.uid, email: "acct@example.com", password: "account password")
             )
         }
-        let ticket = try ConflictDetails(decoding: conflict.details).ticket
+        let ticket = conflict.ticket
         _ = try await identity.call(
             IdentityMethods.redeemConflictTicket,
             RedeemConflictTicketRequest(uid: guest.uid, ticket: ticket)
@@ -169,7 +169,7 @@ struct AccountStateTests {
             let member = try await identity.call(
                 IdentityMethods.linkPassword,
                 LinkPasswordRequest(uid: guest.uid, email: email, password: "soon deleted")
-            )
+            ).linked()
             _ = await status {
                 try await identity.call(
                     IdentityMethods.signInWithPassword,
@@ -324,7 +324,7 @@ struct AccountStateTests {
             _ = try await identity.call(
                 IdentityMethods.linkPassword,
                 LinkPasswordRequest(uid: member.uid, email: "kept@example.com", password: "member password")
-            )
+            ).linked()
             identity.clock.advance(by: .seconds(3600))
             let active = try await identity.newGuest()
             let cutoff = UInt64(identity.clock.now().addingTimeInterval(-60).timeIntervalSince1970 * 1000)

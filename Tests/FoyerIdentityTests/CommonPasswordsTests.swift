@@ -38,7 +38,7 @@ struct CommonPasswordsTests {
             _ = try await identity.call(
                 IdentityMethods.linkPassword,
                 LinkPasswordRequest(uid: guest.uid, email: "ok@example.com", password: "undertaker at dawn")
-            )
+            ).linked()
         }
     }
 }

@@ -26,9 +26,9 @@ struct ExpiredGuestTests {
             _ = try await identity.call(
                 IdentityMethods.linkPassword,
                 LinkPasswordRequest(uid: member.uid, email: "member@example.com", password: "member password")
-            )
+            ).linked()
             let merging = try await identity.newGuest()
-            let conflict = try await rpcError {
+            let conflict = try await expectConflict {
                 try await identity.call(
                     IdentityMethods.linkPassword,
                     LinkPasswordRequest(uid: merging.uid, email: "member@example.com", password: "member password")
@@ -38,7 +38,7 @@ struct ExpiredGuestTests {
                 IdentityMethods.redeemConflictTicket,
                 RedeemConflictTicketRequest(
                     uid: merging.uid,
-                    ticket: try ConflictDetails(decoding: conflict.details).ticket
+                    ticket: conflict.ticket
                 )
             )
             _ = try await identity.call(

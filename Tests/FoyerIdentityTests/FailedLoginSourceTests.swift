@@ -44,7 +44,7 @@ struct FailedLoginSourceTests {
         _ = try await identity.call(
             IdentityMethods.linkPassword,
             LinkPasswordRequest(uid: guest.uid, email: email, password: password)
-        )
+        ).linked()
         return guest.uid
     }
 

@@ -105,7 +105,7 @@ struct GuestSignInTests {
             _ = try await identity.call(
                 IdentityMethods.linkPassword,
                 LinkPasswordRequest(uid: guest.uid, email: "kim@example.com", password: "correct horse battery")
-            )
+            ).linked()
             #expect(
                 await status {
                     try await identity.call(IdentityMethods.createGuest, CreateGuestRequest(idempotencyKey: key))

@@ -33,8 +33,7 @@ struct IdentityErrorTests {
         (.nonceMismatch("mismatch"), IdentityStatus.nonceMismatch),
         (.nonceAlreadyUsed("used"), IdentityStatus.nonceAlreadyUsed),
         (.providerNotConfigured(.apple), IdentityStatus.providerNotConfigured),
-        (.credentialAlreadyInUse(details: nil), IdentityStatus.credentialAlreadyInUse),
-        (.emailAlreadyInUse(details: nil), IdentityStatus.emailAlreadyInUse),
+        (.emailAlreadyInUse(), IdentityStatus.emailAlreadyInUse),
         (.providerAlreadyLinked("linked"), IdentityStatus.providerAlreadyLinked),
         (.ticketInvalid(), IdentityStatus.ticketInvalid),
         (.mergeNotAuthorized(), IdentityStatus.mergeNotAuthorized),
@@ -59,13 +58,10 @@ struct IdentityErrorTests {
         }
     }
 
-    @Test("Details and the retry-after hint travel with the status; none when the refusal has none")
+    @Test("The retry-after hint travels with the status; no refusal carries details (a conflict is an answer)")
     func detailsAndRetryAfter() {
-        let details = ConflictDetails(otherUID: "account-uid", ticket: "ticket", ticketExpiresAtMilliseconds: 1_000)
-        let conflict = IdentityRoutes.rpcError(.credentialAlreadyInUse(details: details))
-        #expect(conflict.details == details.encoded())
-        #expect(conflict.message == "the credential belongs to another account")
-        #expect(IdentityRoutes.rpcError(.emailAlreadyInUse(details: nil)).details.readableBytes == 0)
+        #expect(IdentityRoutes.rpcError(.emailAlreadyInUse()).details.readableBytes == 0)
+        #expect(IdentityRoutes.rpcError(.emailAlreadyInUse()).message == "the email belongs to another account")
         #expect(IdentityRoutes.rpcError(.tooManyAttempts(retryAfter: .seconds(3))).retryAfterMilliseconds == 3000)
         #expect(IdentityRoutes.rpcError(.passwordHashingBusy()).retryAfterMilliseconds == 250)
         #expect(IdentityRoutes.rpcError(.userNotFound()).retryAfterMilliseconds == 0)

@@ -154,6 +154,22 @@ func rpcError(_ body: () async throws -> some Any) async throws -> RPCError {
     throw TestFailure("the call succeeded but was expected to fail")
 }
 
+/// The conflict a link answered; a failure when it answered a session.
+func expectConflict(_ body: () async throws -> LinkAttempt) async throws -> ConflictDetails {
+    guard case .conflict(let details) = try await body() else {
+        throw TestFailure("the link answered a session, not a conflict")
+    }
+    return details
+}
+
+extension LinkAttempt {
+    /// The session of a link that must not meet another account.
+    func linked() throws -> SessionTokens {
+        guard case .session(let tokens) = self else { throw TestFailure("the link met another account") }
+        return tokens
+    }
+}
+
 struct TestFailure: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }

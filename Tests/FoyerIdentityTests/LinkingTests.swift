@@ -15,7 +15,7 @@ struct LinkingTests {
         _ token: String,
         _ nonce: TestNonce?
     ) async throws
-        -> SessionTokens
+        -> LinkAttempt
     {
         try await identity.call(
             IdentityMethods.linkProvider,
@@ -47,7 +47,7 @@ struct LinkingTests {
                 ],
                 kid: "apple-1"
             )
-            let linked = try await linkApple(identity, guest.uid, tokens[0], nonce)
+            let linked = try await linkApple(identity, guest.uid, tokens[0], nonce).linked()
             #expect(linked.uid == guest.uid && !linked.isAnonymous)
             // The same Apple identity signs in to the (former) guest.
             let again = TestNonce()
@@ -75,9 +75,7 @@ struct LinkingTests {
             let account = try await identity.providerSignIn(.apple, tokens[0], rawNonce: nonces[0].raw)
             let guest = try await identity.newGuest()
 
-            let conflict = try await rpcError { try await linkApple(identity, guest.uid, tokens[1], nonces[1]) }
-            #expect(conflict.status == IdentityStatus.credentialAlreadyInUse)
-            let details = try ConflictDetails(decoding: conflict.details)
+            let details = try await expectConflict { try await linkApple(identity, guest.uid, tokens[1], nonces[1]) }
             #expect(details.otherUID == account.uid)
             #expect(try Base64URL.decode(details.ticket).count == 32)
             // Nothing of the link was written; the guest is still a guest.
@@ -110,15 +108,14 @@ struct LinkingTests {
             _ = try await identity.call(
                 IdentityMethods.linkPassword,
                 LinkPasswordRequest(uid: owner.uid, email: "own@example.com", password: "owner's password")
-            )
+            ).linked()
             let guest = try await identity.newGuest()
-            let conflict = try await rpcError {
+            let details = try await expectConflict {
                 try await identity.call(
                     IdentityMethods.linkPassword,
                     LinkPasswordRequest(uid: guest.uid, email: "own@example.com", password: "owner's password")
                 )
             }
-            let details = try ConflictDetails(decoding: conflict.details)
             identity.clock.advance(by: .seconds(601))
             #expect(
                 await status { try await redeem(identity, guest.uid, details.ticket) } == IdentityStatus.ticketInvalid
@@ -136,7 +133,7 @@ struct LinkingTests {
             _ = try await identity.call(
                 IdentityMethods.linkPassword,
                 LinkPasswordRequest(uid: owner.uid, email: "taken@example.com", password: "owner's password")
-            )
+            ).linked()
             let guest = try await identity.newGuest()
             let guess = try await rpcError {
                 try await identity.call(
@@ -146,14 +143,12 @@ struct LinkingTests {
             }
             #expect(guess.status == IdentityStatus.emailAlreadyInUse)
             #expect(guess.details.readableBytes == 0)
-            let proven = try await rpcError {
+            let details = try await expectConflict {
                 try await identity.call(
                     IdentityMethods.linkPassword,
                     LinkPasswordRequest(uid: guest.uid, email: "Taken@Example.com", password: "owner's password")
                 )
             }
-            #expect(proven.status == IdentityStatus.emailAlreadyInUse)
-            let details = try ConflictDetails(decoding: proven.details)
             #expect(details.otherUID == owner.uid)
             #expect(try await redeem(identity, guest.uid, details.ticket).uid == owner.uid)
             #expect(try await identity.call(IdentityMethods.getUser, IdentityUserRequest(uid: guest.uid)).isAnonymous)

@@ -82,7 +82,7 @@ struct OutboxTests {
             _ = try await identity.call(
                 IdentityMethods.linkPassword,
                 LinkPasswordRequest(uid: member.uid, email: "owner@example.com", password: "owner password")
-            )
+            ).linked()
             try await sendLink(identity, to: "owner@example.com")
             // A link email for an address the user never proved: the outbox row has no uid, only the address.
             try await sendLink(identity, to: "unproved@example.com", purpose: .link, uid: member.uid)

@@ -28,7 +28,7 @@ struct PasswordBudgetTests {
         _ = try await identity.call(
             IdentityMethods.linkPassword,
             LinkPasswordRequest(uid: guest.uid, email: email, password: password)
-        )
+        ).linked()
         return guest.uid
     }
 
@@ -161,7 +161,7 @@ struct PasswordBudgetTests {
                     password: "a new passphrase",
                     source: source
                 )
-            )
+            ).linked()
             #expect(
                 await status {
                     try await identity.call(

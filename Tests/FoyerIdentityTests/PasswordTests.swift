@@ -29,7 +29,7 @@ struct PasswordTests {
         try await identity.call(
             IdentityMethods.linkPassword,
             LinkPasswordRequest(uid: uid, email: email, password: password)
-        )
+        ).linked()
     }
 
     private func storedHash(_ identity: IdentityHarness, _ email: String) async throws -> String {

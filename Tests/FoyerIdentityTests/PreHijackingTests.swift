@@ -31,13 +31,13 @@ struct PreHijackingTests {
             try await identity.call(
                 IdentityMethods.linkProvider,
                 LinkProviderRequest(uid: guest.uid, provider: .google, idToken: token)
-            )
+            ).linked()
         }
         let linkPassword = {
             try await identity.call(
                 IdentityMethods.linkPassword,
                 LinkPasswordRequest(uid: guest.uid, email: Self.victimEmail, password: Self.attackerPassword)
-            )
+            ).linked()
         }
         let sessions =
             googleFirst
@@ -93,7 +93,7 @@ struct PreHijackingTests {
             let planted = try await identity.call(
                 IdentityMethods.linkPassword,
                 LinkPasswordRequest(uid: attacker.uid, email: Self.victimEmail, password: Self.attackerPassword)
-            )
+            ).linked()
             identity.clock.advance(by: .seconds(2))
             let victim = LinkVerifier()
             let token = try await identity.requestLink(Self.victimEmail, verifier: victim)
@@ -169,11 +169,9 @@ struct PreHijackingTests {
                 uid: victimGuest.uid,
                 verifier: verifier
             )
-            let conflict = try await rpcError {
-                try await identity.completeLink(token, verifier: verifier.verifier, uid: victimGuest.uid)
+            let details = try await expectConflict {
+                try await identity.completeLinkAttempt(token, verifier: verifier.verifier, uid: victimGuest.uid)
             }
-            #expect(conflict.status == IdentityStatus.emailAlreadyInUse)
-            let details = try ConflictDetails(decoding: conflict.details)
             #expect(details.otherUID == planted[0].uid)
             let user = try await identity.call(IdentityMethods.getUser, IdentityUserRequest(uid: planted[0].uid))
             #expect(user.providers.isEmpty && !user.hasPassword && user.emailVerified)
@@ -197,16 +195,16 @@ struct PreHijackingTests {
             _ = try await identity.call(
                 IdentityMethods.linkPassword,
                 LinkPasswordRequest(uid: attacker.uid, email: Self.victimEmail, password: Self.attackerPassword)
-            )
+            ).linked()
             // A second guest of the attacker proves the password: a ticket into the planted account.
             let second = try await identity.newGuest()
-            let conflict = try await rpcError {
+            let conflict = try await expectConflict {
                 try await identity.call(
                     IdentityMethods.linkPassword,
                     LinkPasswordRequest(uid: second.uid, email: Self.victimEmail, password: Self.attackerPassword)
                 )
             }
-            let ticket = try ConflictDetails(decoding: conflict.details).ticket
+            let ticket = conflict.ticket
             let victim = LinkVerifier()
             let token = try await identity.requestLink(Self.victimEmail, verifier: victim)
             _ = try await identity.completeLink(token, verifier: victim.verifier)
@@ -237,7 +235,7 @@ struct PreHijackingTests {
             let withPassword = try await identity.call(
                 IdentityMethods.linkPassword,
                 LinkPasswordRequest(uid: first.uid, email: "owner@example.com", password: "the owner's own passphrase")
-            )
+            ).linked()
             let googleToken = try await google.sign(
                 identity.googleClaims(sub: "owner-google", jti: "owner-1"),
                 kid: "google-1"
@@ -245,7 +243,7 @@ struct PreHijackingTests {
             let withGoogle = try await identity.call(
                 IdentityMethods.linkProvider,
                 LinkProviderRequest(uid: first.uid, provider: .google, idToken: googleToken)
-            )
+            ).linked()
             identity.clock.advance(by: .seconds(2))
 
             let again = LinkVerifier()

@@ -76,7 +76,7 @@ struct ReRegistrationTests {
             let old = try await identity.call(
                 IdentityMethods.linkPassword,
                 LinkPasswordRequest(uid: guest.uid, email: email, password: "the first passphrase")
-            )
+            ).linked()
             // Leave traces around the address: a failed sign-in, a proven link, an open link.
             #expect(
                 await status {
@@ -99,7 +99,7 @@ struct ReRegistrationTests {
             let fresh = try await identity.call(
                 IdentityMethods.linkPassword,
                 LinkPasswordRequest(uid: newcomer.uid, email: email, password: "the second passphrase")
-            )
+            ).linked()
             #expect(fresh.uid == newcomer.uid && fresh.uid != old.uid && !fresh.isAnonymous)
             let user = try await identity.call(IdentityMethods.getUser, IdentityUserRequest(uid: fresh.uid))
             #expect(user.email == email && user.hasPassword && !user.emailVerified && user.providers.isEmpty)

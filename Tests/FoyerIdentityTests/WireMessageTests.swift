@@ -22,17 +22,17 @@ struct WireMessageTests {
     func roundTrips() throws {
         let state = AccountState(uid: "u1", kind: .merging, mergeInto: "u2", operationID: "op", sinceMilliseconds: 7)
         try roundTrip(CreateGuestRequest(idempotencyKey: String(repeating: "k", count: 22)))
-        try roundTrip(
-            SessionTokens(
-                uid: "u",
-                isAnonymous: true,
-                sessionID: "s",
-                accessToken: "a.b.c",
-                accessTokenExpiresAtMilliseconds: 1,
-                refreshToken: "r",
-                refreshTokenExpiresAtMilliseconds: 2
-            )
+        let session = SessionTokens(
+            uid: "u",
+            isAnonymous: true,
+            sessionID: "s",
+            accessToken: "a.b.c",
+            accessTokenExpiresAtMilliseconds: 1,
+            refreshToken: "r",
+            refreshTokenExpiresAtMilliseconds: 2
         )
+        try roundTrip(session)
+        try roundTrip(LinkAttempt.session(session))
         try roundTrip(RefreshSessionRequest(refreshToken: "r"))
         try roundTrip(VerifyAccessTokenRequest(accessToken: "t", requirement: .member))
         try roundTrip(VerifiedAccessToken(uid: "u", isAnonymous: false, sessionID: "s", expiresAtMilliseconds: 9))
@@ -74,6 +74,7 @@ struct WireMessageTests {
         try roundTrip(LinkProviderRequest(uid: "u", provider: .apple, idToken: "t", rawNonce: nil))
         try roundTrip(RedeemConflictTicketRequest(uid: "u", ticket: "t"))
         try roundTrip(ConflictDetails(otherUID: "o", ticket: "t", ticketExpiresAtMilliseconds: 4))
+        try roundTrip(LinkAttempt.conflict(ConflictDetails(otherUID: "o", ticket: "t", ticketExpiresAtMilliseconds: 4)))
         try roundTrip(BeginMergeRequest(guestUID: "g", accountUID: "a", operationID: "op"))
         try roundTrip(IdentityOperationRequest(uid: "u", operationID: "op"))
         try roundTrip(BeginDeleteRequest(uid: "u", operationID: "op", idleBeforeMilliseconds: 5))
@@ -118,6 +119,11 @@ struct WireMessageTests {
         provider.writeLengthPrefixedString("t")
         provider.writeBool(false)
         #expect(throws: WireError.invalidValue) { try ProviderSignInRequest(decoding: provider) }
+        // A link attempt is a session (0) or a conflict (1), nothing else.
+        var attempt = LinkAttempt.conflict(ConflictDetails(otherUID: "o", ticket: "t", ticketExpiresAtMilliseconds: 4))
+            .encoded()
+        attempt.setInteger(UInt8(2), at: attempt.readerIndex)
+        #expect(throws: WireError.invalidValue) { try LinkAttempt(decoding: attempt) }
         #expect(throws: WireError.invalidValue) {
             try CreateGuestRequest(decoding: CreateGuestRequest(idempotencyKey: "short").encoded())
         }

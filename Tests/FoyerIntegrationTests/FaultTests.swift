@@ -112,7 +112,7 @@ private struct MergeScenario {
     func recoverAndCheck(sourceLocation: SourceLocation = #_sourceLocation) async throws {
         let retried = try await link()
         #expect(retried.outcome == .merged, sourceLocation: sourceLocation)
-        #expect(retried.session.uid == account.uid, sourceLocation: sourceLocation)
+        #expect(retried.session?.uid == account.uid, sourceLocation: sourceLocation)
         #expect(
             try await stack.databases.state(of: guest.uid) == nil,
             "the retry left the merge unfinished",

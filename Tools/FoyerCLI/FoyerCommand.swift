@@ -15,9 +15,10 @@ struct Foyer: AsyncParsableCommand {
         discussion: """
             Every command prints one JSON object on stdout and exits 0. On failure it prints one JSON object on \
             stderr, {"error": "<status-name>", "status": <number>, "message": "...", ...details}, and exits 1 \
-            (64 for a usage error). Details: quota-exceeded adds counter, limit, used, remaining, requested; a \
-            credential conflict adds otherUid, ticket, ticketExpiresAt; rate limits add retryAfterMs; \
-            version-mismatch adds currentVersion. "status" is 0 for errors found before calling the gateway.
+            (64 for a usage error). Details: quota-exceeded adds counter, limit, used, remaining, requested; rate \
+            limits add retryAfterMs; version-mismatch adds currentVersion. "status" is 0 for errors found before \
+            calling the gateway. A credential conflict is not an error: link, signup and email-link print \
+            {"outcome": "conflict", "otherUid", "ticket", "ticketExpiresAt"} and exit 0; `foyer resolve` decides it.
 
             The session (uid and tokens) is kept in the file given with --session (mode 0600, rewritten \
             atomically whenever the session changes, deleted when it ends).

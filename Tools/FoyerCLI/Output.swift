@@ -28,13 +28,6 @@ enum Output {
                 ("requested", .uint(quota.requested)),
             ]
         }
-        if let conflict = error.conflict {
-            members += [
-                ("otherUid", .string(conflict.otherUID)),
-                ("ticket", .string(conflict.ticket)),
-                ("ticketExpiresAt", .time(conflict.ticketExpiresAt)),
-            ]
-        }
         if let retryAfter = error.retryAfter {
             let (seconds, attoseconds) = retryAfter.components
             members.append(("retryAfterMs", .int(seconds * 1000 + attoseconds / 1_000_000_000_000_000)))

@@ -16,14 +16,25 @@ enum Render {
         ])
     }
 
+    /// `{"outcome", "uid", "isAnonymous", "sessionId", "mergeReport"?}`, or for a conflict
+    /// `{"outcome": "conflict", "otherUid", "ticket", "ticketExpiresAt"}`.
     static func link(_ result: LinkResult) -> JSONValue {
-        var members: [(String, JSONValue)] = [
-            ("outcome", .string(outcome(result.outcome))),
-            ("uid", .string(result.session.uid)),
-            ("isAnonymous", .bool(result.session.isAnonymous)),
-            ("sessionId", .string(result.session.sessionID)),
-        ]
+        var members: [(String, JSONValue)] = [("outcome", .string(outcome(result.outcome)))]
+        if let session = result.session {
+            members += [
+                ("uid", .string(session.uid)),
+                ("isAnonymous", .bool(session.isAnonymous)),
+                ("sessionId", .string(session.sessionID)),
+            ]
+        }
         if let report = result.mergeReport { members.append(("mergeReport", mergeReport(report))) }
+        if let conflict = result.conflict {
+            members += [
+                ("otherUid", .string(conflict.otherUID)),
+                ("ticket", .string(conflict.ticket)),
+                ("ticketExpiresAt", .time(conflict.ticketExpiresAt)),
+            ]
+        }
         return .object(members)
     }
 
@@ -32,6 +43,7 @@ enum Render {
         case .linked: "linked"
         case .merged: "merged"
         case .discarded: "discarded"
+        case .conflict: "conflict"
         }
     }
 

@@ -132,16 +132,18 @@ enum FuzzSeeds {
             seed(MeResponse(user: user, usage: usage)),
             seed(usage),
             seed(
-                LinkResult(
-                    outcome: .merged,
-                    session: session,
-                    mergeReport: MergeReport(
+                LinkResult.merged(
+                    session,
+                    MergeReport(
                         moved: 1,
                         conflicts: 1,
                         keptBoth: 1,
                         listedConflicts: [.init(collection: "notes", key: "k", resolution: .keptBoth, derivedKey: "d")]
                     )
                 )
+            ),
+            seed(
+                LinkResult.conflict(ConflictDetails(otherUID: "u2", ticket: "dGlja2V0", ticketExpiresAtMilliseconds: 1))
             ),
             seed(DeletionReport(documentsDeleted: 300)),
             seed(PutDocumentResponse(version: 2, updatedAtMicroseconds: -1)),

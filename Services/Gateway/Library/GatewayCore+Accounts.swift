@@ -99,7 +99,8 @@ extension GatewayCore {
     // MARK: Link-or-merge
 
     /// Links the credential to the caller. New credential: the caller keeps its uid and becomes a member.
-    /// Another account's credential: merge, discard or fail as the client chose.
+    /// Another account's credential, proven: merge or discard as the client chose, or with `fail` answer the
+    /// conflict (the account and a ticket) and change nothing.
     func link(_ request: LinkRequest, context: RPCContext) async throws -> LinkResult {
         try admitRedemption(of: request.credential, context: context)
         // A digest of the credential, so no password is kept in memory with the answer.
@@ -127,17 +128,17 @@ extension GatewayCore {
             }
             let options = CallOptions(deadline: context.deadline)
             let session: SessionTokens
-            do {
-                session = try await self.attach(
-                    request.credential,
-                    to: caller.uid,
-                    source: self.sourceAddress(context),
-                    options: options
-                )
-            } catch let error as RPCError where Self.isConflict(error) {
-                guard request.onConflict != .fail, let details = try? ConflictDetails(decoding: error.details) else {
-                    throw error
-                }
+            switch try await self.attach(
+                request.credential,
+                to: caller.uid,
+                source: self.sourceAddress(context),
+                options: options
+            ) {
+            case .session(let tokens):
+                session = tokens
+            case .conflict(let details) where request.onConflict == .fail:
+                return .conflict(details)
+            case .conflict(let details):
                 return try await self.resolve(
                     guest: caller,
                     account: details.otherUID,
@@ -161,7 +162,7 @@ extension GatewayCore {
                     options: options
                 )
             }
-            return LinkResult(outcome: .linked, session: session)
+            return .linked(session)
         }
     }
 
@@ -234,7 +235,7 @@ extension GatewayCore {
                 policy: policy,
                 options: options
             )
-            return LinkResult(outcome: .merged, session: session, mergeReport: report)
+            return .merged(session, report)
         case .discard:
             _ = try await operations.deleteEverything(
                 uid: guest.uid,
@@ -242,7 +243,7 @@ extension GatewayCore {
                 reason: .merge,
                 options: options
             )
-            return LinkResult(outcome: .discarded, session: session)
+            return .discarded(session)
         case .fail:
             throw RPCError.invalidArgument("a conflict can only be resolved by merge or discard")
         }
@@ -254,7 +255,7 @@ extension GatewayCore {
         to uid: String,
         source: String,
         options: CallOptions
-    ) async throws -> SessionTokens {
+    ) async throws -> LinkAttempt {
         switch credential {
         case .password(let email, let password):
             try await identity.call(
@@ -281,11 +282,6 @@ extension GatewayCore {
     /// scopes each to its user (a hash, so it stays short and carries no uid), so two users' "op-1" never meet.
     func scopedOperation(_ operationID: String, uid: String) -> String {
         "gw-" + QuotaKeys.hex(uid + "\u{0}" + operationID).prefix(40)
-    }
-
-    static func isConflict(_ error: RPCError) -> Bool {
-        [IdentityStatus.credentialAlreadyInUse, IdentityStatus.emailAlreadyInUse, IdentityStatus.providerAlreadyLinked]
-            .contains(error.status)
     }
 
     /// Runs `operation` once per (caller, operation id) on this replica: a retry with the same id and the same

@@ -91,16 +91,15 @@ extension GatewayCore {
                 policy: policy,
                 options: options
             )
-            return LinkResult(
-                outcome: .merged,
-                session: try await accountSession(
+            return .merged(
+                try await accountSession(
                     credential,
                     account: account,
                     finished: "merge",
                     source: sourceAddress(context),
                     options: options
                 ),
-                mergeReport: report
+                report
             )
         case (.deleting, .discard):
             context.logger.info("a retried discard continues", metadata: ["user.uid": "\(guest.uid)"])
@@ -110,9 +109,8 @@ extension GatewayCore {
                 reason: .merge,
                 options: options
             )
-            return LinkResult(
-                outcome: .discarded,
-                session: try await accountSession(
+            return .discarded(
+                try await accountSession(
                     credential,
                     account: nil,
                     finished: "discard",
@@ -161,14 +159,14 @@ extension GatewayCore {
             source: source,
             options: options
         )
-        guard choice == .merge else { return LinkResult(outcome: .discarded, session: session) }
+        guard choice == .merge else { return .discarded(session) }
         // user-data answers the report it recorded for this operation.
         let report = try await userData.call(
             UserDataMethods.merge,
             MergeDocumentsRequest(fromUID: guest.uid, toUID: session.uid, op: operationID, policy: policy),
             options: options
         )
-        return LinkResult(outcome: .merged, session: session, mergeReport: report)
+        return .merged(session, report)
     }
 
     /// A session for the account a finished merge or discard went to, signed in with the retry's password.

@@ -88,11 +88,16 @@ extension GatewayCore {
                 options: options
             )
         case .emailLink(let token, let verifier):
-            session = try await identity.call(
+            let attempt = try await identity.call(
                 IdentityMethods.completeEmailLink,
                 CompleteEmailLinkRequest(token: token, verifier: verifier, uid: nil),
                 options: options
             )
+            guard case .session(let tokens) = attempt else {
+                // Only a link token can meet another account, and identity refuses those without a user.
+                throw RPCError(.internal, "identity answered a sign-in email link with a conflict")
+            }
+            session = tokens
         case .idToken(let provider, let idToken, let rawNonce):
             session = try await identity.call(
                 IdentityMethods.signInWithProvider,

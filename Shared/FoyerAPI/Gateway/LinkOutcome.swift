@@ -6,4 +6,7 @@ public enum LinkOutcome: UInt8, Sendable, CaseIterable {
     case merged = 1
     /// The credential was another account's: its session is returned and the guest was deleted with its data.
     case discarded = 2
+    /// The credential was another account's and the caller chose `fail`: nothing changed; the answer names the
+    /// account and carries a ticket for `resolveConflict`.
+    case conflict = 3
 }

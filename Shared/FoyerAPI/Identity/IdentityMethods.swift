@@ -69,8 +69,8 @@ public enum IdentityMethods {
     // MARK: Email and password
 
     /// Attaches an email and password to a user (a guest signing up); the user keeps its uid and becomes
-    /// permanent. Answers fresh tokens.
-    public static let linkPassword = RPCMethod<LinkPasswordRequest, SessionTokens>(
+    /// permanent. Answers fresh tokens, or the account that holds the email when the password is that account's.
+    public static let linkPassword = RPCMethod<LinkPasswordRequest, LinkAttempt>(
         id: 0x0110,
         name: "identity.linkPassword",
         idempotent: true
@@ -90,8 +90,9 @@ public enum IdentityMethods {
         name: "identity.startEmailLink",
         idempotent: false
     )
-    /// Redeems an email-link token together with the verifier of the client that asked for it.
-    public static let completeEmailLink = RPCMethod<CompleteEmailLinkRequest, SessionTokens>(
+    /// Redeems an email-link token together with the verifier of the client that asked for it. A link token
+    /// answers the account that holds the address when it is not the caller's.
+    public static let completeEmailLink = RPCMethod<CompleteEmailLinkRequest, LinkAttempt>(
         id: 0x0121,
         name: "identity.completeEmailLink",
         idempotent: false
@@ -112,7 +113,8 @@ public enum IdentityMethods {
         idempotent: false
     )
     /// Attaches a provider identity to a user (a guest signing up); the user keeps its uid and becomes permanent.
-    public static let linkProvider = RPCMethod<LinkProviderRequest, SessionTokens>(
+    /// Answers the account that holds the provider identity when it is another's.
+    public static let linkProvider = RPCMethod<LinkProviderRequest, LinkAttempt>(
         id: 0x0131,
         name: "identity.linkProvider",
         idempotent: false

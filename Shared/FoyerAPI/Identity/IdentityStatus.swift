@@ -3,8 +3,8 @@ public import FoyerWire
 /// The statuses of the `identity` service: rejections in `0x3101`–`0x31FF`, and a few "not processed" ones in
 /// `0x1101`–`0x11FF` (safe to send again, to any replica).
 ///
-/// Only the conflict statuses carry details: a ``ConflictDetails`` when the caller proved the credential (and so
-/// may sign in to the other account with the ticket), nothing otherwise.
+/// No identity status carries details. A credential the caller proved but another account holds is not an error:
+/// the link methods answer ``LinkAttempt/conflict(_:)`` with the account and a ticket.
 public enum IdentityStatus {
     // MARK: Tokens
     /// The token is malformed, its signature does not verify, or it is not an access token (`typ`).
@@ -54,10 +54,11 @@ public enum IdentityStatus {
     public static let providerNotConfigured = RPCStatus(rawValue: 0x3122)
 
     // MARK: Linking and conflicts
-    /// The provider identity belongs to another account. Details: ``ConflictDetails``.
+    /// Retired: the provider identity belonged to another account. Since a proven conflict is an answer
+    /// (``LinkAttempt``), no server sends it; the code stays reserved so old clients still name it.
     public static let credentialAlreadyInUse = RPCStatus(rawValue: 0x3130)
-    /// The email belongs to another account. Details: ``ConflictDetails`` when the caller proved the credential
-    /// (the right password, or the email link), empty otherwise.
+    /// The email belongs to another account and the caller did not prove it (a wrong password for it). No details:
+    /// a proven conflict is the answer ``LinkAttempt/conflict(_:)``.
     public static let emailAlreadyInUse = RPCStatus(rawValue: 0x3131)
     /// The user already has a credential of this kind (another email, another Apple or Google identity).
     public static let providerAlreadyLinked = RPCStatus(rawValue: 0x3132)

@@ -84,8 +84,9 @@ extension IdentityCore {
         case refused(IdentityError)
     }
 
-    /// `completeEmailLink`.
-    func completeEmailLink(_ request: CompleteEmailLinkRequest) async throws -> SessionTokens {
+    /// `completeEmailLink`: a session, or (a link token for an address another account holds) that account with a
+    /// conflict ticket.
+    func completeEmailLink(_ request: CompleteEmailLinkRequest) async throws -> LinkAttempt {
         guard let token = SecretToken(text: request.token) else {
             throw IdentityError.invalidToken("the email-link token is malformed")
         }
@@ -96,9 +97,13 @@ extension IdentityCore {
         switch outcome {
         case .session(let tokens):
             logger.info("email link redeemed", metadata: ["user.uid": "\(tokens.uid)"])
-            return tokens
+            return .session(tokens)
         case .conflict(let details):
-            throw IdentityError.emailAlreadyInUse(details: details)
+            logger.info(
+                "link met an existing account",
+                metadata: ["user.uid": "\(request.uid ?? "")", "other.uid": "\(details.otherUID)"]
+            )
+            return .conflict(details)
         case .refused(let error):
             throw error
         }

@@ -58,9 +58,9 @@ extension IdentityCore {
     /// - The email is new: linked; fresh tokens.
     /// - The user already has this email and password (a retry): fresh tokens.
     /// - The user has another email or a password already: `provider-already-linked`.
-    /// - The email belongs to another account: `email-already-in-use`; with a conflict ticket only if the password
-    ///   is that account's (which counts as an attempt against that address, like a sign-in).
-    func linkPassword(_ request: LinkPasswordRequest) async throws -> SessionTokens {
+    /// - The email belongs to another account: that account with a conflict ticket if the password is that
+    ///   account's (which counts as an attempt against that address, like a sign-in), else `email-already-in-use`.
+    func linkPassword(_ request: LinkPasswordRequest) async throws -> LinkAttempt {
         guard let email = EmailAddress(request.email) else {
             throw IdentityError.invalidEmail()
         }
@@ -73,7 +73,7 @@ extension IdentityCore {
             return (try await EmailRecords.load(sql, email: email), try await EmailRecords.load(sql, uid: request.uid))
         }
         if let taken, taken.uid != request.uid {
-            try await refuseTakenEmail(
+            return try await conflict(
                 email,
                 account: taken,
                 holder: request.uid,
@@ -88,10 +88,12 @@ extension IdentityCore {
             guard try await hasher.verify(request.password, against: stored, permit: permit) else {
                 throw IdentityError.providerAlreadyLinked("the user already has a password")
             }
-            return try await database.transaction { sql in
-                let user = try await UserRecords.requireActive(sql, uid: request.uid, lock: true)
-                return try await self.startSession(sql, uid: user.uid, isAnonymous: user.isAnonymous, now: now)
-            }
+            return .session(
+                try await database.transaction { sql in
+                    let user = try await UserRecords.requireActive(sql, uid: request.uid, lock: true)
+                    return try await self.startSession(sql, uid: user.uid, isAnonymous: user.isAnonymous, now: now)
+                }
+            )
         }
         let hash = try await hasher.hash(request.password, permit: permit)
         let tokens = try await database.transaction { sql in
@@ -111,37 +113,38 @@ extension IdentityCore {
                     now: now
                 )
                 guard inserted else {
-                    throw IdentityError.emailAlreadyInUse(details: nil)
+                    throw IdentityError.emailAlreadyInUse()
                 }
             }
             try await UserRecords.makePermanent(sql, uid: request.uid)
             return try await self.startSession(sql, uid: request.uid, isAnonymous: false, now: now)
         }
         logger.info("password linked", metadata: ["user.uid": "\(request.uid)"])
-        return tokens
+        return .session(tokens)
     }
 
-    /// Answers a link to an email held by another account: a ticket if the password is that account's. The
-    /// check counts as an attempt on that address from the caller's source, as a sign-in would.
-    private func refuseTakenEmail(
+    /// Answers a link to an email held by another account: that account and a ticket if the password is that
+    /// account's, else `email-already-in-use` with no details. The check counts as an attempt on that address from
+    /// the caller's source, as a sign-in would.
+    private func conflict(
         _ email: EmailAddress,
         account: EmailRecord,
         holder: String,
         attempt: (password: String, source: ClientSource, permit: HashingPermit),
         now: Date
-    ) async throws -> Never {
+    ) async throws -> LinkAttempt {
         try await database.transaction { sql in
             try await self.throttle.claimAttempt(sql, email: email, source: attempt.source, now: now)
         }
         guard try await hasher.verify(attempt.password, against: account.passwordHash, permit: attempt.permit) else {
-            throw IdentityError.emailAlreadyInUse(details: nil)
+            throw IdentityError.emailAlreadyInUse()
         }
         let details = try await database.transaction { sql in
             try await self.throttle.succeeded(sql, email: email, source: attempt.source)
             return try await self.tickets.issue(sql, holder: holder, account: account.uid, now: now)
         }
         logger.info("link met an existing account", metadata: ["user.uid": "\(holder)", "other.uid": "\(account.uid)"])
-        throw IdentityError.emailAlreadyInUse(details: details)
+        return .conflict(details)
     }
 
     /// The password policy, checked before any hashing: length in bytes and characters, and the blocklist. The

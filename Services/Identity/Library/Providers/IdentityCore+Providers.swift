@@ -5,13 +5,6 @@ import FoyerStorage
 import SQLKit
 
 extension IdentityCore {
-    /// What a provider sign-in or link decided inside its transaction (a conflict keeps the nonce spent and the
-    /// ticket issued, which is the point of the ticket).
-    private enum ProviderOutcome {
-        case session(SessionTokens)
-        case conflict(ConflictDetails)
-    }
-
     func verifier(for provider: IdentityProvider) throws -> ProviderTokenVerifier {
         let verifier = provider == .apple ? apple : google
         guard let verifier else {
@@ -59,16 +52,17 @@ extension IdentityCore {
     }
 
     /// `linkProvider`: attaches (issuer, subject) to the user, which becomes permanent. Linked to another account:
-    /// `credential-already-in-use` with a conflict ticket. The user has another identity of this provider:
-    /// `provider-already-linked`. Already linked to this user: fresh tokens.
-    func linkProvider(_ request: LinkProviderRequest) async throws -> SessionTokens {
+    /// that account with a conflict ticket (decided inside the transaction, so the nonce stays spent and the ticket
+    /// issued: the token cannot be presented twice, the ticket stands in for it). The user has another identity of
+    /// this provider: `provider-already-linked`. Already linked to this user: fresh tokens.
+    func linkProvider(_ request: LinkProviderRequest) async throws -> LinkAttempt {
         let now = self.now
         let identity = try await verifier(for: request.provider).verify(
             request.idToken,
             rawNonce: request.rawNonce,
             now: now
         )
-        let outcome = try await database.transaction { sql -> ProviderOutcome in
+        let outcome = try await database.transaction { sql -> LinkAttempt in
             _ = try await UserRecords.requireActive(sql, uid: request.uid, lock: true)
             let owner = try await ProviderLinkRecords.owner(sql, issuer: identity.issuer, subject: identity.subject)
             try await self.spendNonce(sql, identity: identity, uid: owner ?? request.uid)
@@ -92,14 +86,13 @@ extension IdentityCore {
         switch outcome {
         case .session(let tokens):
             logger.info("provider linked", metadata: ["user.uid": "\(tokens.uid)", "provider": "\(request.provider)"])
-            return tokens
         case .conflict(let details):
             logger.info(
                 "link met an existing account",
                 metadata: ["user.uid": "\(request.uid)", "other.uid": "\(details.otherUID)"]
             )
-            throw IdentityError.credentialAlreadyInUse(details: details)
         }
+        return outcome
     }
 
     /// Marks the token used until it expires (its nonce, or without one its `jti` or signed part), or refuses it

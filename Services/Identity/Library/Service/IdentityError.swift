@@ -3,7 +3,8 @@ import FoyerAPI
 /// Why identity refused a request. Only `IdentityRoutes.rpcError(_:)` turns it into a wire status; anything else
 /// a handler throws (other than an `RPCError`) the RPC runtime answers as `internal`, the detail in its log only.
 ///
-/// Two errors are equal when their codes are: the message, details and retry-after are what the caller reads.
+/// Two errors are equal when their codes are: the message and retry-after are what the caller reads. A credential
+/// conflict the caller proved is not an error but an answer (`LinkAttempt.conflict`).
 struct IdentityError: Error, Equatable, CustomStringConvertible {
     enum Code: Hashable, Sendable, CaseIterable {
         // Runtime statuses identity answers with.
@@ -16,7 +17,7 @@ struct IdentityError: Error, Equatable, CustomStringConvertible {
         // Provider ID tokens.
         case nonceMismatch, nonceAlreadyUsed, providerNotConfigured
         // Linking and conflicts.
-        case credentialAlreadyInUse, emailAlreadyInUse, providerAlreadyLinked, ticketInvalid, mergeNotAuthorized
+        case emailAlreadyInUse, providerAlreadyLinked, ticketInvalid, mergeNotAuthorized
         // Users and the state machine.
         case userNotFound, accountNotActive, operationConflict, guestStillActive, idempotencyKeyReused
         case outboxDisabled
@@ -26,20 +27,16 @@ struct IdentityError: Error, Equatable, CustomStringConvertible {
 
     private(set) var code: Code
     private(set) var message: String
-    /// Only conflicts carry details, and only when the caller proved the credential.
-    private(set) var details: ConflictDetails?
     /// A hint of when to try again; nil when none.
     private(set) var retryAfterMilliseconds: UInt32?
 
     private init(
         _ code: Code,
         _ message: String,
-        details: ConflictDetails? = nil,
         retryAfterMilliseconds: UInt32? = nil
     ) {
         self.code = code
         self.message = message
-        self.details = details
         self.retryAfterMilliseconds = retryAfterMilliseconds
     }
 
@@ -104,14 +101,8 @@ extension IdentityError {
 // MARK: Linking and conflicts
 
 extension IdentityError {
-    /// The provider identity belongs to another account. With details only if the caller proved it.
-    static func credentialAlreadyInUse(details: ConflictDetails?) -> Self {
-        Self(.credentialAlreadyInUse, "the credential belongs to another account", details: details)
-    }
-    /// The email belongs to another account. With details only if the caller proved it.
-    static func emailAlreadyInUse(details: ConflictDetails?) -> Self {
-        Self(.emailAlreadyInUse, "the email belongs to another account", details: details)
-    }
+    /// The email belongs to another account and the caller did not prove it (a wrong password for it).
+    static func emailAlreadyInUse() -> Self { Self(.emailAlreadyInUse, "the email belongs to another account") }
     static func providerAlreadyLinked(_ message: String) -> Self { Self(.providerAlreadyLinked, message) }
     static func ticketInvalid() -> Self {
         Self(.ticketInvalid, "the ticket is unknown, expired, used, or not yours")

@@ -65,14 +65,9 @@ enum IdentityRoutes {
         return elements
     }
 
-    /// The wire form of a refusal: its status, message, details and retry-after hint.
+    /// The wire form of a refusal: its status, message and retry-after hint.
     static func rpcError(_ error: IdentityError) -> RPCError {
-        RPCError(
-            status(of: error.code),
-            error.message,
-            details: error.details?.encoded() ?? ByteBuffer(),
-            retryAfterMilliseconds: error.retryAfterMilliseconds ?? 0
-        )
+        RPCError(status(of: error.code), error.message, retryAfterMilliseconds: error.retryAfterMilliseconds ?? 0)
     }
 
     /// The status each refusal is answered with.
@@ -102,7 +97,6 @@ enum IdentityRoutes {
         case .nonceMismatch: return S.nonceMismatch
         case .nonceAlreadyUsed: return S.nonceAlreadyUsed
         case .providerNotConfigured: return S.providerNotConfigured
-        case .credentialAlreadyInUse: return S.credentialAlreadyInUse
         case .emailAlreadyInUse: return S.emailAlreadyInUse
         case .providerAlreadyLinked: return S.providerAlreadyLinked
         case .ticketInvalid: return S.ticketInvalid
