@@ -396,7 +396,7 @@ let package = Package(
             name: "FoyerClientTests",
             dependencies: storeService + [
                 "FoyerClient", "FoyerGateway", "FoyerIdentity", "FoyerGuestQuota", "FoyerUserData", "FoyerCleanup",
-                "FoyerTestSupport", serviceLifecycle,
+                "FoyerTestSupport", "FoyerServiceKit", serviceLifecycle,
             ],
             swiftSettings: swiftSettings
         ),

@@ -108,20 +108,20 @@ public struct AccountOperations: Sendable {
                 "a batch deletion holds 1-\(BatchLimits.countMax) users, not \(users.count)"
             )
         }
-        let begun = try await identity.call(
+        let begun = try await Self.callBatch(
+            identity,
             IdentityMethods.beginDeleteBatch,
-            Batch(
-                users.map {
-                    BeginDeleteRequest(
-                        uid: $0.uid,
-                        operationID: $0.operationID,
-                        idleBeforeMilliseconds: idleBeforeMilliseconds
-                    )
-                }
-            ),
+            users.map {
+                BeginDeleteRequest(
+                    uid: $0.uid,
+                    operationID: $0.operationID,
+                    idleBeforeMilliseconds: idleBeforeMilliseconds
+                )
+            },
+            service: "identity",
             options: options
         )
-        let results = try Self.refusals(begun, for: users, from: "identity")
+        let results = Self.refusals(begun)
         let marked = users.indices.filter { results[$0] == nil }.map { users[$0] }
         FaultPoint.deleteAfterBeginDelete.reached()
         guard !marked.isEmpty else { return results.map { .failure($0!) } }
@@ -129,26 +129,30 @@ public struct AccountOperations: Sendable {
         try await recorder.recordDeletions(marked, reason: reason, options: options)
         FaultPoint.deleteAfterRecord.reached()
         let uids = marked.map(\.uid)
-        let documents = try await userData.call(
+        let documents = try await Self.callBatch(
+            userData,
             UserDataMethods.deleteAllBatch,
-            Batch(uids.map(DeleteAllDocumentsRequest.init(uid:))),
-            options: options
-        ).elements
-        guard documents.count == uids.count else { throw Self.miscounted("user-data", documents.count, uids.count) }
-        FaultPoint.deleteAfterUserData.reached()
-        let quotas = try await guestQuota.call(
-            GuestQuotaMethods.deleteAllBatch,
-            Batch(uids.map(QuotaDeleteAllRequest.init(uid:))),
-            options: options
-        ).elements
-        guard quotas.count == uids.count else { throw Self.miscounted("guest-quota", quotas.count, uids.count) }
-        FaultPoint.deleteAfterGuestQuota.reached()
-        let finished = try await identity.call(
-            IdentityMethods.finishDeleteBatch,
-            Batch(marked.map { IdentityOperationRequest(uid: $0.uid, operationID: $0.operationID) }),
+            uids.map(DeleteAllDocumentsRequest.init(uid:)),
+            service: "user-data",
             options: options
         )
-        let finishRefusals = try Self.refusals(finished, for: marked, from: "identity")
+        FaultPoint.deleteAfterUserData.reached()
+        _ = try await Self.callBatch(
+            guestQuota,
+            GuestQuotaMethods.deleteAllBatch,
+            uids.map(QuotaDeleteAllRequest.init(uid:)),
+            service: "guest-quota",
+            options: options
+        )
+        FaultPoint.deleteAfterGuestQuota.reached()
+        let finished = try await Self.callBatch(
+            identity,
+            IdentityMethods.finishDeleteBatch,
+            marked.map { IdentityOperationRequest(uid: $0.uid, operationID: $0.operationID) },
+            service: "identity",
+            options: options
+        )
+        let finishRefusals = Self.refusals(finished)
         FaultPoint.deleteAfterFinishDelete.reached()
 
         var deleted = [String: Result<UInt64, RPCError>](minimumCapacity: marked.count)
@@ -169,20 +173,25 @@ public struct AccountOperations: Sendable {
         }
     }
 
-    /// Each element's refusal (nil when done), checking that the answer has one outcome per user.
-    private static func refusals(
-        _ answer: Batch<BatchOutcome>,
-        for users: [UserOperation],
-        from service: String
-    ) throws -> [RPCError?] {
-        guard answer.elements.count == users.count else {
-            throw miscounted(service, answer.elements.count, users.count)
+    /// Calls a batch method of `service` with `elements` and checks that the answer has one element per request
+    /// element (anything else is `internal`: the caller would lose track of who was done).
+    private static func callBatch<Element, Outcome>(
+        _ client: RPCClient,
+        _ method: RPCMethod<Batch<Element>, Batch<Outcome>>,
+        _ elements: [Element],
+        service: String,
+        options: CallOptions
+    ) async throws -> [Outcome] {
+        let answer = try await client.call(method, Batch(elements), options: options).elements
+        guard answer.count == elements.count else {
+            throw RPCError(.internal, "\(service) answered \(answer.count) outcomes to a batch of \(elements.count)")
         }
-        return answer.elements.map { outcome in outcome.status.map { RPCError($0, outcome.message) } }
+        return answer
     }
 
-    private static func miscounted(_ service: String, _ answered: Int, _ asked: Int) -> RPCError {
-        RPCError(.internal, "\(service) answered \(answered) outcomes to a batch of \(asked)")
+    /// Each element's refusal (nil when done).
+    private static func refusals(_ outcomes: [BatchOutcome]) -> [RPCError?] {
+        outcomes.map { outcome in outcome.status.map { RPCError($0, outcome.message) } }
     }
 
     /// Merges guest `guest` into account `account`.

@@ -7,6 +7,7 @@ import FoyerGateway
 import FoyerGuestQuota
 import FoyerIdentity
 import FoyerRPC
+import FoyerServiceKit
 import FoyerStorage
 import FoyerTestSupport
 import FoyerUserData
@@ -36,19 +37,15 @@ struct Stack: Sendable {
         adjust: (inout FoyerClientConfiguration) -> Void = { _ in },
         sessionDidChange: (@Sendable (SessionTokens?) -> Void)? = nil
     ) -> FoyerClient {
-        var configuration = FoyerClientConfiguration(host: "127.0.0.1", port: gatewayPort)
-        configuration.peerName = "foyer-client-tests"
-        if sharedClock { configuration.now = clock.now }
-        adjust(&configuration)
-        return FoyerClient(
-            configuration: configuration,
+        FoyerClient(
+            configuration: clientConfiguration(sharedClock: sharedClock, adjust: adjust),
             session: session,
             logger: TestLogging.logger("foyer.test.client"),
             sessionDidChange: sessionDidChange
         )
     }
 
-    /// Runs `body` with a client, shutting it down afterwards.
+    /// Runs `body` with a client, shutting it down afterwards (`withFoyerClient` on this stack's gateway).
     func withClient<T: Sendable>(
         session: SessionTokens? = nil,
         sharedClock: Bool = true,
@@ -56,20 +53,25 @@ struct Stack: Sendable {
         sessionDidChange: (@Sendable (SessionTokens?) -> Void)? = nil,
         _ body: (FoyerClient) async throws -> T
     ) async throws -> T {
-        let client = client(
+        try await withFoyerClient(
+            configuration: clientConfiguration(sharedClock: sharedClock, adjust: adjust),
             session: session,
-            sharedClock: sharedClock,
-            adjust: adjust,
-            sessionDidChange: sessionDidChange
+            logger: TestLogging.logger("foyer.test.client"),
+            sessionDidChange: sessionDidChange,
+            body
         )
-        do {
-            let result = try await body(client)
-            await client.shutdown()
-            return result
-        } catch {
-            await client.shutdown()
-            throw error
-        }
+    }
+
+    /// The configuration of a client of the gateway: on the stack's clock unless `sharedClock` is false.
+    private func clientConfiguration(
+        sharedClock: Bool,
+        adjust: (inout FoyerClientConfiguration) -> Void
+    ) -> FoyerClientConfiguration {
+        var configuration = FoyerClientConfiguration(host: "127.0.0.1", port: gatewayPort)
+        configuration.peerName = "foyer-client-tests"
+        if sharedClock { configuration.now = clock.now }
+        adjust(&configuration)
+        return configuration
     }
 
     /// An operator's client of cleanup (with the test cluster secret); the caller shuts it down.
@@ -166,23 +168,20 @@ private func startStack<T: Sendable>(
     )
     closer.add { try await identity.close() }
 
-    var quotaConfiguration = GuestQuotaConfiguration(database: try database("guest-quota", in: path))
-    quotaConfiguration.now = clock.now
-    let guestQuota = try await GuestQuotaService.make(
-        configuration: quotaConfiguration,
-        server: testServerConfiguration(service: "guest-quota"),
-        logger: TestLogging.logger("foyer.test.guest-quota")
+    let guestQuota = try await startStoreService(
+        "guest-quota",
+        in: path,
+        clock: clock,
+        closer: closer,
+        make: GuestQuotaService.make(configuration:server:logger:)
     )
-    closer.add { try await guestQuota.close() }
-
-    var userDataConfiguration = UserDataConfiguration(database: try database("user-data", in: path))
-    userDataConfiguration.now = clock.now
-    let userData = try await UserDataService.make(
-        configuration: userDataConfiguration,
-        server: testServerConfiguration(service: "user-data"),
-        logger: TestLogging.logger("foyer.test.user-data")
+    let userData = try await startStoreService(
+        "user-data",
+        in: path,
+        clock: clock,
+        closer: closer,
+        make: UserDataService.make(configuration:server:logger:)
     )
-    closer.add { try await userData.close() }
 
     return try await withThrowingTaskGroup(of: Void.self) { group in
         defer { group.cancelAll() }
@@ -238,6 +237,26 @@ private func startStack<T: Sendable>(
             )
         )
     }
+}
+
+/// Makes a store service (guest-quota, user-data) with its defaults over its own SQLite file on the stack's clock,
+/// and has `closer` close it.
+private func startStoreService<Configuration: StoreServiceConfiguration>(
+    _ name: String,
+    in directory: String,
+    clock: TestClock,
+    closer: Closer,
+    make: (Configuration, RPCServerConfiguration, Logger) async throws -> StoreService<Configuration>
+) async throws -> StoreService<Configuration> {
+    var configuration = Configuration(database: try database(name, in: directory))
+    configuration.now = clock.now
+    let service = try await make(
+        configuration,
+        testServerConfiguration(service: name),
+        TestLogging.logger("foyer.test.\(name)")
+    )
+    closer.add { try await service.close() }
+    return service
 }
 
 private func database(_ name: String, in directory: String) throws -> DatabaseConfiguration {

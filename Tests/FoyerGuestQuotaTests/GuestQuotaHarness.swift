@@ -43,34 +43,11 @@ extension StoreServiceHarness where Configuration == GuestQuotaConfiguration {
 
 func newKey() -> String { "key-\(UInt64.random(in: 0...UInt64.max))" }
 
-/// Runs `body` against guest-quota started in-process on port 0 over a fresh database on `engine`.
-///
-/// - Parameters:
-///   - configure: adjusts the configuration (the clock is already a `TestClock`).
-///   - maxAttempts: the client's attempts per call (1 to see a failure a retry would hide).
-@discardableResult
-func withGuestQuota<T: Sendable>(
-    _ engine: TestEngine,
-    configure: (inout GuestQuotaConfiguration) -> Void = { _ in },
-    maxAttempts: Int = 3,
-    _ body: (GuestQuotaHarness) async throws -> T
-) async throws -> T {
-    try await withStoreService(
-        engine,
-        service: "guest-quota",
-        make: { try await GuestQuotaService.make(configuration: $0, server: $1, logger: $2) },
-        configure: configure,
-        maxAttempts: maxAttempts,
-        body
-    )
+/// Runs `body` against guest-quota started in-process on port 0 over a fresh database on `engine`:
+/// `withGuestQuota(engine, configure: { ... }, maxAttempts: 1) { harness in ... }`.
+let withGuestQuota = StoreServiceUnderTest<GuestQuotaConfiguration>(service: "guest-quota") {
+    try await GuestQuotaService.make(configuration: $0, server: $1, logger: $2)
 }
 
-/// Expects `body` to fail with `status` (named as GuestQuotaStatus names it), and returns the error for further checks.
-@discardableResult
-func expectStatus<T>(
-    _ status: RPCStatus,
-    sourceLocation: SourceLocation = #_sourceLocation,
-    _ body: () async throws -> T
-) async -> RPCError? {
-    await expectStatus(status, names: GuestQuotaStatus.name(of:), sourceLocation: sourceLocation, body)
-}
+/// Expects `body` to fail with a status (named as GuestQuotaStatus names it), and returns the error for further checks.
+let expectStatus = StatusExpectation(names: GuestQuotaStatus.name(of:))

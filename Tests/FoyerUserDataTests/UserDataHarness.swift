@@ -127,34 +127,11 @@ extension StoreServiceHarness where Configuration == UserDataConfiguration {
     }
 }
 
-/// Runs `body` against user-data started in-process on port 0 over a fresh database on `engine`.
-///
-/// - Parameters:
-///   - configure: adjusts the configuration (the clock is already a `TestClock`).
-///   - maxAttempts: the client's attempts per call (1 to see a failure a retry would hide).
-@discardableResult
-func withUserData<T: Sendable>(
-    _ engine: TestEngine,
-    configure: (inout UserDataConfiguration) -> Void = { _ in },
-    maxAttempts: Int = 3,
-    _ body: (UserDataHarness) async throws -> T
-) async throws -> T {
-    try await withStoreService(
-        engine,
-        service: "user-data",
-        make: { try await UserDataService.make(configuration: $0, server: $1, logger: $2) },
-        configure: configure,
-        maxAttempts: maxAttempts,
-        body
-    )
+/// Runs `body` against user-data started in-process on port 0 over a fresh database on `engine`:
+/// `withUserData(engine, configure: { ... }, maxAttempts: 1) { harness in ... }`.
+let withUserData = StoreServiceUnderTest<UserDataConfiguration>(service: "user-data") {
+    try await UserDataService.make(configuration: $0, server: $1, logger: $2)
 }
 
-/// Expects `body` to fail with `status` (named as UserDataStatus names it), and returns the error for further checks.
-@discardableResult
-func expectStatus<T>(
-    _ status: RPCStatus,
-    sourceLocation: SourceLocation = #_sourceLocation,
-    _ body: () async throws -> T
-) async -> RPCError? {
-    await expectStatus(status, names: UserDataStatus.name(of:), sourceLocation: sourceLocation, body)
-}
+/// Expects `body` to fail with a status (named as UserDataStatus names it), and returns the error for further checks.
+let expectStatus = StatusExpectation(names: UserDataStatus.name(of:))

@@ -23,8 +23,7 @@ struct GuestQuotaHandlers: Sendable {
             return try await store.changePlan(uid: request.uid, planName: request.plan)
         }
         router.register(GuestQuotaMethods.consume, mapping: GuestQuotaError.self) { request in
-            try checkUID(request.uid)
-            try checkKey(request.idempotencyKey, field: "idempotencyKey")
+            try checkAccountKey(uid: request.uid, key: request.idempotencyKey)
             return try await store.consume(
                 uid: request.uid,
                 counter: request.counter,
@@ -33,16 +32,14 @@ struct GuestQuotaHandlers: Sendable {
             )
         }
         router.register(GuestQuotaMethods.refund, mapping: GuestQuotaError.self) { request in
-            try checkUID(request.uid)
-            try checkKey(request.idempotencyKey, field: "idempotencyKey")
+            try checkAccountKey(uid: request.uid, key: request.idempotencyKey)
             return try await store.refund(uid: request.uid, key: request.idempotencyKey)
         }
         router.register(GuestQuotaMethods.prune, mapping: GuestQuotaError.self) { request in
             PruneResponse(removed: UInt64(try await store.pruneExpiredRows(limit: Int(request.limit))))
         }
         router.register(GuestQuotaMethods.release, mapping: GuestQuotaError.self) { request in
-            try checkUID(request.uid)
-            try checkKey(request.idempotencyKey, field: "idempotencyKey")
+            try checkAccountKey(uid: request.uid, key: request.idempotencyKey)
             return try await store.release(
                 uid: request.uid,
                 counter: request.counter,
@@ -68,24 +65,26 @@ struct GuestQuotaHandlers: Sendable {
             try checkUID(request.uid)
             return try await store.deleteAll(uid: request.uid)
         }
-        router.register(GuestQuotaMethods.deleteAllBatch, mapping: GuestQuotaError.self) { request in
-            try checkBatch(request.elements)
-            for element in request.elements { try checkUID(element.uid) }
-            return Batch(try await store.deleteAll(uids: request.elements.map(\.uid)))
-        }
+        router.registerBatch(
+            GuestQuotaMethods.deleteAllBatch,
+            mapping: GuestQuotaError.self,
+            elements: \.elements,
+            countMax: BatchLimits.countMax,
+            check: { element throws(GuestQuotaError) in try checkUID(element.uid) }
+        ) { elements in Batch(try await store.deleteAll(uids: elements.map(\.uid))) }
         router.register(GuestQuotaMethods.stats, mapping: GuestQuotaError.self) { _ in try await store.stats() }
-    }
-
-    private func checkBatch<Element>(_ elements: [Element]) throws(GuestQuotaError) {
-        guard !elements.isEmpty else {
-            throw .invalidArgument("a batch holds 1-\(BatchLimits.countMax) elements")
-        }
     }
 
     private func checkUID(_ uid: String) throws(GuestQuotaError) {
         guard GuestQuotaLimits.isValidUID(uid) else {
             throw .invalidArgument("uid must be 1-\(GuestQuotaLimits.uidByteCountMax) bytes of A-Z a-z 0-9 _ -")
         }
+    }
+
+    /// The checks of the counter changes (consume, refund, release): the account and the idempotency key.
+    private func checkAccountKey(uid: String, key: String) throws(GuestQuotaError) {
+        try checkUID(uid)
+        try checkKey(key, field: "idempotencyKey")
     }
 
     private func checkKey(_ key: String, field: String) throws(GuestQuotaError) {

@@ -68,11 +68,13 @@ struct UserDataHandlers: Sendable {
             try checkUID(request.uid)
             return try await store.deleteAll(uid: request.uid)
         }
-        router.register(UserDataMethods.deleteAllBatch, mapping: UserDataError.self) { request in
-            try checkBatch(request.elements)
-            for element in request.elements { try checkUID(element.uid) }
-            return Batch(try await store.deleteAll(uids: request.elements.map(\.uid)))
-        }
+        router.registerBatch(
+            UserDataMethods.deleteAllBatch,
+            mapping: UserDataError.self,
+            elements: \.elements,
+            countMax: BatchLimits.countMax,
+            check: { element throws(UserDataError) in try checkUID(element.uid) }
+        ) { elements in Batch(try await store.deleteAll(uids: elements.map(\.uid))) }
         router.register(UserDataMethods.putOnce, mapping: UserDataError.self) { request in
             try checkDocument(uid: request.uid, collection: request.collection, key: request.key)
             try checkOperationID(request.op)
@@ -94,12 +96,6 @@ struct UserDataHandlers: Sendable {
                 try DocumentCursor(decoding: bytes, kind: .export)
             }
             return try await store.page(uid: request.uid, scope: .everything, cursor: cursor, pageSize: size)
-        }
-    }
-
-    private func checkBatch<Element>(_ elements: [Element]) throws(UserDataError) {
-        guard !elements.isEmpty else {
-            throw .invalidArgument("a batch holds 1-\(BatchLimits.countMax) elements")
         }
     }
 
