@@ -25,6 +25,7 @@ public final class RPCServer: Service, Sendable {
         logger: Logger,
         eventLoopGroup: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton
     ) {
+        precondition(router.unservedMethods.isEmpty, "no handler for \(router.unservedMethods)")
         var router = router
         let drain = DrainFlag()
         router.registerBuiltins(serviceName: configuration.serviceName, startedAt: .now()) { drain.isSet }

@@ -1,6 +1,7 @@
 public import Foundation
 public import FoyerRPC
 public import FoyerStorage
+public import FoyerWire
 public import Logging
 
 /// The settings every store service has: where its database is and its clock; plus a check of them all.
@@ -47,7 +48,7 @@ public final class StoreService<Configuration: StoreServiceConfiguration>: Senda
     }
 
     /// Checks the configuration, opens and migrates the database, and creates the server (not yet running) with
-    /// the methods `register` puts on the router.
+    /// the methods `register` puts on the router, which serves exactly the operation table `methods`.
     ///
     /// - Parameter metadata: what the "ready" log line says besides the database.
     /// - Throws: what `configuration.validate()` throws for an unusable configuration; the storage layer's errors
@@ -58,6 +59,7 @@ public final class StoreService<Configuration: StoreServiceConfiguration>: Senda
         server serverConfiguration: RPCServerConfiguration,
         logger: Logger,
         metadata: Logger.Metadata = [:],
+        serving methods: [RPCMethodDescriptor],
         register: (Store, inout RPCRouter) -> Void
     ) async throws -> StoreService where Store.Configuration == Configuration {
         try configuration.validate()
@@ -66,7 +68,7 @@ public final class StoreService<Configuration: StoreServiceConfiguration>: Senda
             try await store.migrate()
             return (database, store)
         }
-        var router = RPCRouter()
+        var router = RPCRouter(serving: methods)
         register(store, &router)
         let server = RPCServer(configuration: serverConfiguration, router: router, logger: logger)
         var metadata = metadata

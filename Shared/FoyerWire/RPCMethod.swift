@@ -26,3 +26,23 @@ public enum BuiltinMethods {
     /// Answers the request body unchanged; used by tests and benchmarks.
     public static let echo = RPCMethod<RawBody, RawBody>(id: 0x0002, name: "echo", idempotent: true)
 }
+
+/// What a method is on the wire, whatever its message types: the row of a service's operation table
+/// (`<Service>Methods.all`), which the router checks its handlers against and the docs are tested against.
+public struct RPCMethodDescriptor: Hashable, Sendable, CustomStringConvertible {
+    public let id: UInt16
+    public let name: String
+    public let isIdempotent: Bool
+
+    public init(id: UInt16, name: String, isIdempotent: Bool) {
+        self.id = id
+        self.name = name
+        self.isIdempotent = isIdempotent
+    }
+
+    public var description: String { "\(name) (0x\(String(id, radix: 16)))" }
+}
+
+extension RPCMethod {
+    public var descriptor: RPCMethodDescriptor { RPCMethodDescriptor(id: id, name: name, isIdempotent: isIdempotent) }
+}

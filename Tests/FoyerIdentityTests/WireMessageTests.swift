@@ -179,17 +179,7 @@ struct WireMessageTests {
 
     @Test("Method ids lie in identity's range, are unique, and statuses are rejections or not-processed in 0x1nn")
     func idsAndStatuses() {
-        let ids: [UInt16] = [
-            IdentityMethods.createGuest.id, IdentityMethods.refreshSession.id, IdentityMethods.verifyAccessToken.id,
-            IdentityMethods.revokeSession.id, IdentityMethods.revokeAllSessions.id, IdentityMethods.getJWKS.id,
-            IdentityMethods.rotateSigningKey.id, IdentityMethods.getUser.id, IdentityMethods.recordActivity.id,
-            IdentityMethods.linkPassword.id, IdentityMethods.signInWithPassword.id, IdentityMethods.startEmailLink.id,
-            IdentityMethods.completeEmailLink.id, IdentityMethods.listOutbox.id, IdentityMethods.signInWithProvider.id,
-            IdentityMethods.linkProvider.id, IdentityMethods.redeemConflictTicket.id, IdentityMethods.beginMerge.id,
-            IdentityMethods.finishMerge.id, IdentityMethods.beginDelete.id, IdentityMethods.finishDelete.id,
-            IdentityMethods.listStuckAccounts.id, IdentityMethods.listExpiredGuests.id,
-            IdentityMethods.beginDeleteBatch.id, IdentityMethods.finishDeleteBatch.id,
-        ]
+        let ids = IdentityMethods.all.map(\.id)
         #expect(Set(ids).count == ids.count)
         #expect(ids.allSatisfy { ServiceRange.identity.contains(methodID: $0) })
         for status in IdentityStatus.names.keys {

@@ -64,7 +64,7 @@ public final class CleanupService: Sendable {
             operations: operations,
             logger: logger
         )
-        var router = RPCRouter()
+        var router = RPCRouter(serving: CleanupMethods.all)
         CleanupHandlers(sweeper: sweeper, recorder: recorder).register(on: &router)
         let server = RPCServer(configuration: serverConfiguration, router: router, logger: logger)
         logger.info(

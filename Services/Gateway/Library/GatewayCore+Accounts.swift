@@ -7,9 +7,7 @@ import NIOCore
 
 extension GatewayCore {
     func registerAccounts(on router: inout RPCRouter) {
-        router.register(GatewayMethods.me) { request, context in
-            let caller = try await self.authenticate(request.accessToken, context: context)
-            let options = CallOptions(deadline: context.deadline)
+        serve(GatewayMethods.me, on: &router) { _, caller, options in
             async let user = self.identity.call(
                 IdentityMethods.getUser,
                 IdentityUserRequest(uid: caller.uid),
@@ -22,12 +20,11 @@ extension GatewayCore {
             )
             return MeResponse(user: try await user, usage: try await usage)
         }
-        router.register(GatewayMethods.quota) { request, context in
-            let caller = try await self.authenticate(request.accessToken, context: context)
-            return try await self.guestQuota.call(
+        serve(GatewayMethods.quota, on: &router) { _, caller, options in
+            try await self.guestQuota.call(
                 GuestQuotaMethods.usage,
                 QuotaUsageRequest(uid: caller.uid),
-                options: CallOptions(deadline: context.deadline)
+                options: options
             )
         }
         router.register(GatewayMethods.link) { request, context in

@@ -7,29 +7,26 @@ import NIOCore
 
 extension GatewayCore {
     func registerDocuments(on router: inout RPCRouter) {
-        router.register(GatewayMethods.putDocument) { request, context in
-            let caller = try await self.authenticate(request.accessToken, context: context)
-            return try await self.put(
+        serve(GatewayMethods.putDocument, on: &router) { request, caller, options in
+            try await self.put(
                 caller: caller,
                 collection: request.collection,
                 key: request.key,
                 value: request.value,
                 expectedVersion: request.expectedVersion,
                 idempotencyKey: request.idempotencyKey,
-                options: CallOptions(deadline: context.deadline)
+                options: options
             )
         }
-        router.register(GatewayMethods.getDocument) { request, context in
-            let caller = try await self.authenticate(request.accessToken, context: context)
-            return try await self.userData.call(
+        serve(GatewayMethods.getDocument, on: &router) { request, caller, options in
+            try await self.userData.call(
                 UserDataMethods.get,
                 GetDocumentRequest(uid: caller.uid, collection: request.collection, key: request.key),
-                options: CallOptions(deadline: context.deadline)
+                options: options
             )
         }
-        router.register(GatewayMethods.listDocuments) { request, context in
-            let caller = try await self.authenticate(request.accessToken, context: context)
-            return try await self.userData.call(
+        serve(GatewayMethods.listDocuments, on: &router) { request, caller, options in
+            try await self.userData.call(
                 UserDataMethods.list,
                 ListDocumentsRequest(
                     uid: caller.uid,
@@ -37,24 +34,17 @@ extension GatewayCore {
                     cursor: request.cursor,
                     pageSize: request.pageSize
                 ),
-                options: CallOptions(deadline: context.deadline)
+                options: options
             )
         }
-        router.register(GatewayMethods.deleteDocument) { request, context in
-            let caller = try await self.authenticate(request.accessToken, context: context)
-            return try await self.delete(
-                caller: caller,
-                collection: request.collection,
-                key: request.key,
-                options: CallOptions(deadline: context.deadline)
-            )
+        serve(GatewayMethods.deleteDocument, on: &router) { request, caller, options in
+            try await self.delete(caller: caller, collection: request.collection, key: request.key, options: options)
         }
-        router.register(GatewayMethods.exportDocuments) { request, context in
-            let caller = try await self.authenticate(request.accessToken, context: context)
-            return try await self.userData.call(
+        serve(GatewayMethods.exportDocuments, on: &router) { request, caller, options in
+            try await self.userData.call(
                 UserDataMethods.export,
                 ExportDocumentsRequest(uid: caller.uid, cursor: request.cursor, pageSize: request.pageSize),
-                options: CallOptions(deadline: context.deadline)
+                options: options
             )
         }
         router.register(GatewayMethods.importDocuments) { request, context in

@@ -22,7 +22,7 @@ public final class GatewayService: Sendable {
         logger: Logger
     ) -> GatewayService {
         let core = GatewayCore(configuration: configuration, logger: logger)
-        var router = RPCRouter()
+        var router = RPCRouter(serving: GatewayMethods.all)
         core.registerSessions(on: &router)
         core.registerAccounts(on: &router)
         core.registerDocuments(on: &router)

@@ -1,3 +1,4 @@
+import FoyerAPI
 public import FoyerRPC
 public import FoyerServiceKit
 public import Logging
@@ -31,7 +32,8 @@ extension StoreService where Configuration == GuestQuotaConfiguration {
             configuration: configuration,
             server: serverConfiguration,
             logger: logger,
-            metadata: ["plans": "\(configuration.plans.plans.keys.sorted().joined(separator: ","))"]
+            metadata: ["plans": "\(configuration.plans.plans.keys.sorted().joined(separator: ","))"],
+            serving: GuestQuotaMethods.all
         ) { store, router in
             GuestQuotaHandlers(store: store).register(on: &router)
         }

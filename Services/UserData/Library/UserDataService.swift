@@ -1,3 +1,4 @@
+import FoyerAPI
 public import FoyerRPC
 public import FoyerServiceKit
 public import Logging
@@ -31,7 +32,8 @@ extension StoreService where Configuration == UserDataConfiguration {
             configuration: configuration,
             server: serverConfiguration,
             logger: logger,
-            metadata: ["value.max": "\(configuration.valueByteCountMax)"]
+            metadata: ["value.max": "\(configuration.valueByteCountMax)"],
+            serving: UserDataMethods.all
         ) { store, router in
             UserDataHandlers(store: store).register(on: &router)
         }

@@ -23,6 +23,14 @@ public enum CleanupMethods {
         name: "cleanup.listDeletions",
         idempotent: true
     )
+
+    // MARK: The operation table
+
+    /// Every method above: the router serves exactly these (`RPCRouter(serving:)`), and the README's method table
+    /// is tested against them.
+    public static let all: [RPCMethodDescriptor] = [
+        status.descriptor, sweep.descriptor, recordDeletion.descriptor, listDeletions.descriptor,
+    ]
 }
 
 /// Why an account was deleted (`u8`).

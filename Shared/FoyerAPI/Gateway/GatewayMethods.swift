@@ -117,4 +117,15 @@ public enum GatewayMethods {
     public static let jwks = RPCMethod<Empty, JWKSResponse>(id: 0x0530, name: "gateway.jwks", idempotent: true)
     // 0x0531 is retired: it was `outbox`, which let any client read live sign-in links. The outbox is read only
     // on identity's cluster-secret listener (`IdentityMethods.listOutbox`).
+
+    // MARK: The operation table
+
+    /// Every method above, in id order: the gateway's router serves exactly these (`RPCRouter(serving:)`), and
+    /// Services/Gateway/README.md's method table is tested against them.
+    public static let all: [RPCMethodDescriptor] = [
+        guestSignIn.descriptor, signIn.descriptor, refresh.descriptor, startEmailLink.descriptor, signOut.descriptor,
+        me.descriptor, quota.descriptor, link.descriptor, resolveConflict.descriptor, deleteAccount.descriptor,
+        putDocument.descriptor, getDocument.descriptor, listDocuments.descriptor, deleteDocument.descriptor,
+        exportDocuments.descriptor, importDocuments.descriptor, jwks.descriptor,
+    ]
 }

@@ -87,4 +87,14 @@ public enum GuestQuotaMethods {
         name: "guest-quota.prune",
         idempotent: true
     )
+
+    // MARK: The operation table
+
+    /// Every method above: the router serves exactly these (`RPCRouter(serving:)`), and the README's method table
+    /// is tested against them.
+    public static let all: [RPCMethodDescriptor] = [
+        admitSignup.descriptor, openAccount.descriptor, changePlan.descriptor, consume.descriptor, refund.descriptor,
+        release.descriptor, usage.descriptor, feature.descriptor, merge.descriptor, deleteAll.descriptor,
+        deleteAllBatch.descriptor, stats.descriptor, prune.descriptor,
+    ]
 }

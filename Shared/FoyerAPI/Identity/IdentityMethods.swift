@@ -184,4 +184,18 @@ public enum IdentityMethods {
         name: "identity.listExpiredGuests",
         idempotent: true
     )
+
+    // MARK: The operation table
+
+    /// Every method above: the router serves exactly these (`RPCRouter(serving:)`), and the README's method table
+    /// is tested against them.
+    public static let all: [RPCMethodDescriptor] = [
+        createGuest.descriptor, refreshSession.descriptor, verifyAccessToken.descriptor, revokeSession.descriptor,
+        revokeAllSessions.descriptor, getJWKS.descriptor, rotateSigningKey.descriptor, getUser.descriptor,
+        recordActivity.descriptor, linkPassword.descriptor, signInWithPassword.descriptor, startEmailLink.descriptor,
+        completeEmailLink.descriptor, listOutbox.descriptor, signInWithProvider.descriptor, linkProvider.descriptor,
+        redeemConflictTicket.descriptor, beginMerge.descriptor, finishMerge.descriptor, beginDelete.descriptor,
+        finishDelete.descriptor, beginDeleteBatch.descriptor, finishDeleteBatch.descriptor,
+        listStuckAccounts.descriptor, listExpiredGuests.descriptor,
+    ]
 }

@@ -81,4 +81,14 @@ public enum UserDataMethods {
         name: "user-data.prune",
         idempotent: true
     )
+
+    // MARK: The operation table
+
+    /// Every method above: the router serves exactly these (`RPCRouter(serving:)`), and the README's method table
+    /// is tested against them.
+    public static let all: [RPCMethodDescriptor] = [
+        put.descriptor, get.descriptor, list.descriptor, delete.descriptor, count.descriptor, merge.descriptor,
+        deleteAll.descriptor, deleteAllBatch.descriptor, export.descriptor, putOnce.descriptor, lookupPut.descriptor,
+        prune.descriptor,
+    ]
 }

@@ -87,7 +87,7 @@ public final class IdentityService: Sendable {
             statistics: statistics,
             logger: logger
         )
-        var router = RPCRouter()
+        var router = RPCRouter(serving: IdentityMethods.all)
         IdentityRoutes.register(core, on: &router)
         let rpcServer = RPCServer(configuration: server, router: router, logger: logger)
         return IdentityService(
