@@ -168,9 +168,8 @@ struct AccessTokenTests {
             identity.clock.advance(by: .seconds(2))
             #expect(await verify(identity, late) == IdentityStatus.tokenRevoked)
             #expect(
-                await status {
-                    try await identity.call(IdentityMethods.revokeAllSessions, IdentityUserRequest(uid: "nobody"))
-                } == IdentityStatus.userNotFound
+                await identity.status(IdentityMethods.revokeAllSessions, IdentityUserRequest(uid: "nobody"))
+                    == IdentityStatus.userNotFound
             )
         }
     }
@@ -194,12 +193,10 @@ struct AccessTokenTests {
             #expect(await verify(identity, guest.accessToken) == IdentityStatus.tokenRevoked)
             #expect(await verify(identity, other.accessToken) == nil)
             #expect(
-                await status {
-                    try await identity.call(
-                        IdentityMethods.revokeSession,
-                        RevokeSessionRequest(uid: "someone", sessionID: other.sessionID)
-                    )
-                } == .notFound
+                await identity.status(
+                    IdentityMethods.revokeSession,
+                    RevokeSessionRequest(uid: "someone", sessionID: other.sessionID)
+                ) == .notFound
             )
             #expect(await verify(identity, other.accessToken) == nil)
         }

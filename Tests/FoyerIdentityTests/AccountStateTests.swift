@@ -65,20 +65,16 @@ struct AccountStateTests {
             let (account, guest) = try await accountAndGuest(identity)
             let other = try await identity.newGuest()
             #expect(
-                await status {
-                    try await identity.call(
-                        IdentityMethods.beginMerge,
-                        BeginMergeRequest(guestUID: other.uid, accountUID: account.uid, operationID: "m0")
-                    )
-                } == IdentityStatus.mergeNotAuthorized
+                await identity.status(
+                    IdentityMethods.beginMerge,
+                    BeginMergeRequest(guestUID: other.uid, accountUID: account.uid, operationID: "m0")
+                ) == IdentityStatus.mergeNotAuthorized
             )
             #expect(
-                await status {
-                    try await identity.call(
-                        IdentityMethods.beginMerge,
-                        BeginMergeRequest(guestUID: account.uid, accountUID: guest.uid, operationID: "m0")
-                    )
-                } == IdentityStatus.guestRequired
+                await identity.status(
+                    IdentityMethods.beginMerge,
+                    BeginMergeRequest(guestUID: account.uid, accountUID: guest.uid, operationID: "m0")
+                ) == IdentityStatus.guestRequired
             )
 
             let begin = BeginMergeRequest(guestUID: guest.uid, accountUID: account.uid, operationID: "merge-1")
@@ -86,62 +82,48 @@ struct AccountStateTests {
             #expect(state.kind == .merging && state.mergeInto == account.uid && state.operationID == "merge-1")
             #expect(try await identity.call(IdentityMethods.beginMerge, begin) == state)
             #expect(
-                await status {
-                    try await identity.call(
-                        IdentityMethods.beginMerge,
-                        BeginMergeRequest(guestUID: guest.uid, accountUID: account.uid, operationID: "merge-2")
-                    )
-                } == IdentityStatus.operationConflict
+                await identity.status(
+                    IdentityMethods.beginMerge,
+                    BeginMergeRequest(guestUID: guest.uid, accountUID: account.uid, operationID: "merge-2")
+                ) == IdentityStatus.operationConflict
             )
             #expect(
-                await status {
-                    try await identity.call(
-                        IdentityMethods.verifyAccessToken,
-                        VerifyAccessTokenRequest(accessToken: guest.accessToken)
-                    )
-                } == IdentityStatus.tokenRevoked
+                await identity.status(
+                    IdentityMethods.verifyAccessToken,
+                    VerifyAccessTokenRequest(accessToken: guest.accessToken)
+                ) == IdentityStatus.tokenRevoked
             )
             #expect(
-                await status {
-                    try await identity.call(
-                        IdentityMethods.refreshSession,
-                        RefreshSessionRequest(refreshToken: guest.refreshToken)
-                    )
-                } == IdentityStatus.tokenRevoked
+                await identity.status(
+                    IdentityMethods.refreshSession,
+                    RefreshSessionRequest(refreshToken: guest.refreshToken)
+                ) == IdentityStatus.tokenRevoked
             )
             #expect(
-                await status {
-                    try await identity.call(
-                        IdentityMethods.beginDelete,
-                        BeginDeleteRequest(uid: guest.uid, operationID: "d")
-                    )
-                } == IdentityStatus.operationConflict
+                await identity.status(IdentityMethods.beginDelete, BeginDeleteRequest(uid: guest.uid, operationID: "d"))
+                    == IdentityStatus.operationConflict
             )
 
             // The account cannot be deleted while the guest is being merged into it.
             #expect(
-                await status {
-                    try await identity.call(
-                        IdentityMethods.beginDelete,
-                        BeginDeleteRequest(uid: account.uid, operationID: "delete-account")
-                    )
-                } == IdentityStatus.operationConflict
+                await identity.status(
+                    IdentityMethods.beginDelete,
+                    BeginDeleteRequest(uid: account.uid, operationID: "delete-account")
+                ) == IdentityStatus.operationConflict
             )
 
             let finish = IdentityOperationRequest(uid: guest.uid, operationID: "merge-1")
             #expect(
-                await status {
-                    try await identity.call(
-                        IdentityMethods.finishMerge,
-                        IdentityOperationRequest(uid: guest.uid, operationID: "other")
-                    )
-                } == IdentityStatus.operationConflict
+                await identity.status(
+                    IdentityMethods.finishMerge,
+                    IdentityOperationRequest(uid: guest.uid, operationID: "other")
+                ) == IdentityStatus.operationConflict
             )
             try await identity.call(IdentityMethods.finishMerge, finish)
             try await identity.call(IdentityMethods.finishMerge, finish)
             #expect(try await traces(identity, uid: guest.uid) == [:])
             #expect(
-                await status { try await identity.call(IdentityMethods.getUser, IdentityUserRequest(uid: guest.uid)) }
+                await identity.status(IdentityMethods.getUser, IdentityUserRequest(uid: guest.uid))
                     == IdentityStatus.userNotFound
             )
             _ = try await identity.call(
@@ -205,12 +187,10 @@ struct AccountStateTests {
                 )
             }
             #expect(
-                await status {
-                    try await identity.call(
-                        IdentityMethods.signInWithPassword,
-                        PasswordSignInRequest(email: email, password: "soon deleted")
-                    )
-                } == IdentityStatus.accountNotActive
+                await identity.status(
+                    IdentityMethods.signInWithPassword,
+                    PasswordSignInRequest(email: email, password: "soon deleted")
+                ) == IdentityStatus.accountNotActive
             )
             #expect(
                 try await identity.call(
@@ -219,12 +199,10 @@ struct AccountStateTests {
                 ) == state
             )
             #expect(
-                await status {
-                    try await identity.call(
-                        IdentityMethods.beginDelete,
-                        BeginDeleteRequest(uid: guest.uid, operationID: "del-2")
-                    )
-                } == IdentityStatus.operationConflict
+                await identity.status(
+                    IdentityMethods.beginDelete,
+                    BeginDeleteRequest(uid: guest.uid, operationID: "del-2")
+                ) == IdentityStatus.operationConflict
             )
 
             try await identity.call(
@@ -240,12 +218,10 @@ struct AccountStateTests {
             let otherSessions = try await identity.count("identity_sessions", where: "uid", is: other.uid)
             #expect(try await identity.count("identity_refresh_tokens") == otherSessions)
             #expect(
-                await status {
-                    try await identity.call(
-                        IdentityMethods.finishDelete,
-                        IdentityOperationRequest(uid: guest.uid, operationID: "never")
-                    )
-                } == IdentityStatus.userNotFound
+                await identity.status(
+                    IdentityMethods.finishDelete,
+                    IdentityOperationRequest(uid: guest.uid, operationID: "never")
+                ) == IdentityStatus.userNotFound
             )
             // The idempotency key no longer leads anywhere: it makes a new guest.
             let again = try await identity.call(IdentityMethods.createGuest, CreateGuestRequest(idempotencyKey: key))
@@ -263,12 +239,10 @@ struct AccountStateTests {
             let cutoff = identity.clock.now().addingTimeInterval(-1)
             let milliseconds = UInt64(cutoff.timeIntervalSince1970 * 1000)
             #expect(
-                await status {
-                    try await identity.call(
-                        IdentityMethods.beginDelete,
-                        BeginDeleteRequest(uid: guest.uid, operationID: "ttl-1", idleBeforeMilliseconds: milliseconds)
-                    )
-                } == IdentityStatus.guestStillActive
+                await identity.status(
+                    IdentityMethods.beginDelete,
+                    BeginDeleteRequest(uid: guest.uid, operationID: "ttl-1", idleBeforeMilliseconds: milliseconds)
+                ) == IdentityStatus.guestStillActive
             )
             identity.clock.advance(by: .seconds(10))
             let later = UInt64(identity.clock.now().timeIntervalSince1970 * 1000)
@@ -352,12 +326,10 @@ struct AccountStateTests {
             // The hour has expired the access tokens; the sessions tell.
             for guest in idle[0...1] {
                 #expect(
-                    await status {
-                        try await identity.call(
-                            IdentityMethods.refreshSession,
-                            RefreshSessionRequest(refreshToken: guest.refreshToken)
-                        )
-                    } == IdentityStatus.tokenRevoked
+                    await identity.status(
+                        IdentityMethods.refreshSession,
+                        RefreshSessionRequest(refreshToken: guest.refreshToken)
+                    ) == IdentityStatus.tokenRevoked
                 )
             }
             for user in [member, active] {
@@ -390,9 +362,8 @@ struct AccountStateTests {
             )
             #expect(unknown.elements.map(\.status) == [IdentityStatus.userNotFound])
             #expect(
-                await status {
-                    try await identity.call(IdentityMethods.beginDeleteBatch, Batch<BeginDeleteRequest>([]))
-                } == .invalidArgument
+                await identity.status(IdentityMethods.beginDeleteBatch, Batch<BeginDeleteRequest>([]))
+                    == .invalidArgument
             )
         }
     }

@@ -94,9 +94,7 @@ struct ExpiredGuestTests {
             try await identity.call(IdentityMethods.recordActivity, IdentityUserRequest(uid: guest.uid))
             #expect(try await lastActivity() == written)
             #expect(
-                await status {
-                    try await identity.call(IdentityMethods.recordActivity, IdentityUserRequest(uid: "unknown"))
-                }
+                await identity.status(IdentityMethods.recordActivity, IdentityUserRequest(uid: "unknown"))
                     == IdentityStatus.userNotFound
             )
         }

@@ -14,18 +14,6 @@ struct FailedLoginSourceTests {
     static let attacker = "203.0.113.66"
     static let ownerSource = "198.51.100.7"
 
-    private func signIn(
-        _ identity: IdentityHarness,
-        _ email: String,
-        _ password: String,
-        from source: String
-    ) async throws -> SessionTokens {
-        try await identity.call(
-            IdentityMethods.signInWithPassword,
-            PasswordSignInRequest(email: email, password: password, source: source)
-        )
-    }
-
     private func startLink(_ identity: IdentityHarness, _ email: String, from source: String) async throws {
         try await identity.call(
             IdentityMethods.startEmailLink,

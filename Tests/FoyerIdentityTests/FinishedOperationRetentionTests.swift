@@ -28,7 +28,7 @@ struct FinishedOperationRetentionTests {
             try await identity.service.runMaintenance()
             #expect(try await identity.count("identity_finished_operations") == 0)
             #expect(
-                await status { try await identity.call(IdentityMethods.finishDelete, finish) }
+                await identity.status(IdentityMethods.finishDelete, finish)
                     == IdentityStatus.userNotFound
             )
         }

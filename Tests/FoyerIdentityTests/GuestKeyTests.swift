@@ -36,9 +36,8 @@ struct GuestKeyTests {
             for key in [String(repeating: "k", count: 16), String(repeating: "k", count: 21), UUID().uuidString] {
                 // The client sends any key; identity's decoder of the message refuses it.
                 #expect(
-                    await status {
-                        try await identity.call(IdentityMethods.createGuest, CreateGuestRequest(idempotencyKey: key))
-                    } == .invalidArgument
+                    await identity.status(IdentityMethods.createGuest, CreateGuestRequest(idempotencyKey: key))
+                        == .invalidArgument
                 )
             }
             #expect(try await identity.count("identity_users") == 0)

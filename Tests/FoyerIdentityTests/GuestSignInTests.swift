@@ -107,9 +107,8 @@ struct GuestSignInTests {
                 LinkPasswordRequest(uid: guest.uid, email: "kim@example.com", password: "correct horse battery")
             ).linked()
             #expect(
-                await status {
-                    try await identity.call(IdentityMethods.createGuest, CreateGuestRequest(idempotencyKey: key))
-                } == IdentityStatus.idempotencyKeyReused
+                await identity.status(IdentityMethods.createGuest, CreateGuestRequest(idempotencyKey: key))
+                    == IdentityStatus.idempotencyKeyReused
             )
         }
     }

@@ -41,6 +41,27 @@ struct IdentityHarness: Sendable {
     }
 
     /// A new guest's session.
+    /// The status `method` failed with, or nil if it answered.
+    func status<Request, Response>(_ method: RPCMethod<Request, Response>, _ request: Request) async -> RPCStatus? {
+        await FoyerIdentityTests.status { try await call(method, request) }
+    }
+
+    /// Both tokens of each session are refused as revoked: the refresh token and the access token.
+    func expectRevoked(_ sessions: [SessionTokens], sourceLocation: SourceLocation = #_sourceLocation) async {
+        for session in sessions {
+            let refresh = RefreshSessionRequest(refreshToken: session.refreshToken)
+            let verify = VerifyAccessTokenRequest(accessToken: session.accessToken)
+            #expect(
+                await status(IdentityMethods.refreshSession, refresh) == IdentityStatus.tokenRevoked,
+                sourceLocation: sourceLocation
+            )
+            #expect(
+                await status(IdentityMethods.verifyAccessToken, verify) == IdentityStatus.tokenRevoked,
+                sourceLocation: sourceLocation
+            )
+        }
+    }
+
     func newGuest() async throws -> SessionTokens {
         try await call(IdentityMethods.createGuest, CreateGuestRequest(idempotencyKey: randomKey()))
     }
@@ -152,6 +173,19 @@ func rpcError(_ body: () async throws -> some Any) async throws -> RPCError {
         return error
     }
     throw TestFailure("the call succeeded but was expected to fail")
+}
+
+/// Signs in with an email and password from the client address `source` (empty: an internal caller).
+func signIn(
+    _ identity: IdentityHarness,
+    _ email: String,
+    _ password: String,
+    from source: String = ""
+) async throws -> SessionTokens {
+    try await identity.call(
+        IdentityMethods.signInWithPassword,
+        PasswordSignInRequest(email: email, password: password, source: source)
+    )
 }
 
 /// The conflict a link answered; a failure when it answered a session.

@@ -42,7 +42,7 @@ struct MailerTests {
             let token = try #require(tokenInMessage(message))
             #expect(try await identity.completeLink(token, verifier: client.verifier).isAnonymous == false)
             #expect(
-                await status { try await identity.call(IdentityMethods.listOutbox, ListOutboxRequest()) }
+                await identity.status(IdentityMethods.listOutbox, ListOutboxRequest())
                     == IdentityStatus.outboxDisabled
             )
         }

@@ -10,18 +10,6 @@ import Testing
 /// The per-source budget in front of password hashing (issue: one host must not exhaust the hashing pool).
 @Suite("Password hashing budget per client source")
 struct PasswordBudgetTests {
-    private func signIn(
-        _ identity: IdentityHarness,
-        _ email: String,
-        _ password: String,
-        from source: String
-    ) async throws -> SessionTokens {
-        try await identity.call(
-            IdentityMethods.signInWithPassword,
-            PasswordSignInRequest(email: email, password: password, source: source)
-        )
-    }
-
     /// A member with `email` and `password`, signed up without a client source (as an internal caller).
     private func member(_ identity: IdentityHarness, _ email: String, _ password: String) async throws -> String {
         let guest = try await identity.newGuest()
@@ -163,17 +151,15 @@ struct PasswordBudgetTests {
                 )
             ).linked()
             #expect(
-                await status {
-                    try await identity.call(
-                        IdentityMethods.linkPassword,
-                        LinkPasswordRequest(
-                            uid: guests[1].uid,
-                            email: "taken@example.com",
-                            password: "a wrong guess",
-                            source: source
-                        )
+                await identity.status(
+                    IdentityMethods.linkPassword,
+                    LinkPasswordRequest(
+                        uid: guests[1].uid,
+                        email: "taken@example.com",
+                        password: "a wrong guess",
+                        source: source
                     )
-                } == IdentityStatus.emailAlreadyInUse
+                ) == IdentityStatus.emailAlreadyInUse
             )
             #expect(
                 await status { try await signIn(identity, "new@example.com", "a wrong guess", from: source) }
@@ -182,30 +168,26 @@ struct PasswordBudgetTests {
             let hashes = identity.service.statistics.passwordHashes
             // Then all three ways are refused without hashing.
             #expect(
-                await status {
-                    try await identity.call(
-                        IdentityMethods.linkPassword,
-                        LinkPasswordRequest(
-                            uid: guests[2].uid,
-                            email: "other@example.com",
-                            password: "another passphrase",
-                            source: source
-                        )
+                await identity.status(
+                    IdentityMethods.linkPassword,
+                    LinkPasswordRequest(
+                        uid: guests[2].uid,
+                        email: "other@example.com",
+                        password: "another passphrase",
+                        source: source
                     )
-                } == IdentityStatus.tooManyAttempts
+                ) == IdentityStatus.tooManyAttempts
             )
             #expect(
-                await status {
-                    try await identity.call(
-                        IdentityMethods.linkPassword,
-                        LinkPasswordRequest(
-                            uid: guests[1].uid,
-                            email: "taken@example.com",
-                            password: "the owner's passphrase",
-                            source: source
-                        )
+                await identity.status(
+                    IdentityMethods.linkPassword,
+                    LinkPasswordRequest(
+                        uid: guests[1].uid,
+                        email: "taken@example.com",
+                        password: "the owner's passphrase",
+                        source: source
                     )
-                } == IdentityStatus.tooManyAttempts
+                ) == IdentityStatus.tooManyAttempts
             )
             #expect(
                 await status { try await signIn(identity, "new@example.com", "a new passphrase", from: source) }

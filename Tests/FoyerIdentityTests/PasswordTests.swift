@@ -10,14 +10,6 @@ import Testing
 
 @Suite("Email and password")
 struct PasswordTests {
-    private func signIn(_ identity: IdentityHarness, _ email: String, _ password: String) async throws -> SessionTokens
-    {
-        try await identity.call(
-            IdentityMethods.signInWithPassword,
-            PasswordSignInRequest(email: email, password: password)
-        )
-    }
-
     private func link(
         _ identity: IdentityHarness,
         _ uid: String,

@@ -50,36 +50,12 @@ struct PreHijackingTests {
         return sessions
     }
 
-    /// Every refresh and access token in `sessions` is refused.
-    private func expectDead(_ identity: IdentityHarness, _ sessions: [SessionTokens]) async {
-        for session in sessions {
-            #expect(
-                await status {
-                    try await identity.call(
-                        IdentityMethods.refreshSession,
-                        RefreshSessionRequest(refreshToken: session.refreshToken)
-                    )
-                } == IdentityStatus.tokenRevoked
-            )
-            #expect(
-                await status {
-                    try await identity.call(
-                        IdentityMethods.verifyAccessToken,
-                        VerifyAccessTokenRequest(accessToken: session.accessToken)
-                    )
-                } == IdentityStatus.tokenRevoked
-            )
-        }
-    }
-
     private func expectPasswordRefused(_ identity: IdentityHarness) async {
         #expect(
-            await status {
-                try await identity.call(
-                    IdentityMethods.signInWithPassword,
-                    PasswordSignInRequest(email: Self.victimEmail, password: Self.attackerPassword)
-                )
-            } == IdentityStatus.invalidCredentials
+            await identity.status(
+                IdentityMethods.signInWithPassword,
+                PasswordSignInRequest(email: Self.victimEmail, password: Self.attackerPassword)
+            ) == IdentityStatus.invalidCredentials
         )
     }
 
@@ -101,7 +77,7 @@ struct PreHijackingTests {
             // The account holding the address is the victim's now, with nothing of the attacker's on it.
             #expect(session.uid == attacker.uid && !session.isAnonymous)
             await expectPasswordRefused(identity)
-            await expectDead(identity, [attacker, planted])
+            await identity.expectRevoked([attacker, planted])
             _ = try await identity.call(
                 IdentityMethods.verifyAccessToken,
                 VerifyAccessTokenRequest(accessToken: session.accessToken)
@@ -131,7 +107,7 @@ struct PreHijackingTests {
             #expect(user.providers.isEmpty, "the attacker's Google identity is gone")
             #expect(user.emailVerified && !user.hasPassword)
             await expectPasswordRefused(identity)
-            await expectDead(identity, planted)
+            await identity.expectRevoked(planted)
             // A fresh Google token of the attacker signs in to an account of its own, never the victim's.
             let later = try await google.sign(
                 identity.googleClaims(
@@ -175,7 +151,7 @@ struct PreHijackingTests {
             #expect(details.otherUID == planted[0].uid)
             let user = try await identity.call(IdentityMethods.getUser, IdentityUserRequest(uid: planted[0].uid))
             #expect(user.providers.isEmpty && !user.hasPassword && user.emailVerified)
-            await expectDead(identity, planted)
+            await identity.expectRevoked(planted)
             // The victim's ticket, issued after the clean-up, signs in to the address's account.
             let account = try await identity.call(
                 IdentityMethods.redeemConflictTicket,
@@ -209,12 +185,10 @@ struct PreHijackingTests {
             let token = try await identity.requestLink(Self.victimEmail, verifier: victim)
             _ = try await identity.completeLink(token, verifier: victim.verifier)
             #expect(
-                await status {
-                    try await identity.call(
-                        IdentityMethods.redeemConflictTicket,
-                        RedeemConflictTicketRequest(uid: second.uid, ticket: ticket)
-                    )
-                } == IdentityStatus.ticketInvalid
+                await identity.status(
+                    IdentityMethods.redeemConflictTicket,
+                    RedeemConflictTicketRequest(uid: second.uid, ticket: ticket)
+                ) == IdentityStatus.ticketInvalid
             )
         }
     }

@@ -70,12 +70,10 @@ struct ProviderTokenReplayTests {
             // Nor can it be used to link instead.
             let guest = try await identity.newGuest()
             #expect(
-                await status {
-                    try await identity.call(
-                        IdentityMethods.linkProvider,
-                        LinkProviderRequest(uid: guest.uid, provider: .google, idToken: token)
-                    )
-                } == IdentityStatus.nonceAlreadyUsed
+                await identity.status(
+                    IdentityMethods.linkProvider,
+                    LinkProviderRequest(uid: guest.uid, provider: .google, idToken: token)
+                ) == IdentityStatus.nonceAlreadyUsed
             )
 
             // With a jti: another token with the same jti (other claims) is the same token to identity.

@@ -79,12 +79,10 @@ struct ReRegistrationTests {
             ).linked()
             // Leave traces around the address: a failed sign-in, a proven link, an open link.
             #expect(
-                await status {
-                    try await identity.call(
-                        IdentityMethods.signInWithPassword,
-                        PasswordSignInRequest(email: email, password: "a wrong passphrase")
-                    )
-                } == IdentityStatus.invalidCredentials
+                await identity.status(
+                    IdentityMethods.signInWithPassword,
+                    PasswordSignInRequest(email: email, password: "a wrong passphrase")
+                ) == IdentityStatus.invalidCredentials
             )
             let proof = LinkVerifier()
             _ = try await identity.completeLink(
@@ -104,12 +102,10 @@ struct ReRegistrationTests {
             let user = try await identity.call(IdentityMethods.getUser, IdentityUserRequest(uid: fresh.uid))
             #expect(user.email == email && user.hasPassword && !user.emailVerified && user.providers.isEmpty)
             #expect(
-                await status {
-                    try await identity.call(
-                        IdentityMethods.signInWithPassword,
-                        PasswordSignInRequest(email: email, password: "the first passphrase")
-                    )
-                } == IdentityStatus.invalidCredentials
+                await identity.status(
+                    IdentityMethods.signInWithPassword,
+                    PasswordSignInRequest(email: email, password: "the first passphrase")
+                ) == IdentityStatus.invalidCredentials
             )
             let signIn = try await identity.call(
                 IdentityMethods.signInWithPassword,
@@ -117,15 +113,13 @@ struct ReRegistrationTests {
             )
             #expect(signIn.uid == fresh.uid)
             #expect(
-                await status {
-                    try await identity.call(
-                        IdentityMethods.refreshSession,
-                        RefreshSessionRequest(refreshToken: old.refreshToken)
-                    )
-                } != nil
+                await identity.status(
+                    IdentityMethods.refreshSession,
+                    RefreshSessionRequest(refreshToken: old.refreshToken)
+                ) != nil
             )
             #expect(
-                await status { try await identity.call(IdentityMethods.getUser, IdentityUserRequest(uid: old.uid)) }
+                await identity.status(IdentityMethods.getUser, IdentityUserRequest(uid: old.uid))
                     == IdentityStatus.userNotFound
             )
             #expect(try await identity.columnsHolding([old.uid]) == [:])

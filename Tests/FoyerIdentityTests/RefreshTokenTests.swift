@@ -32,12 +32,10 @@ struct RefreshTokenTests {
             #expect(await refreshStatus(identity, r0.refreshToken) == IdentityStatus.refreshTokenReused)
             #expect(await refreshStatus(identity, r1.refreshToken) == IdentityStatus.tokenRevoked)
             #expect(
-                await status {
-                    try await identity.call(
-                        IdentityMethods.verifyAccessToken,
-                        VerifyAccessTokenRequest(accessToken: r1.accessToken)
-                    )
-                } == IdentityStatus.tokenRevoked
+                await identity.status(
+                    IdentityMethods.verifyAccessToken,
+                    VerifyAccessTokenRequest(accessToken: r1.accessToken)
+                ) == IdentityStatus.tokenRevoked
             )
             #expect(await refreshStatus(identity, "not-a-token") == IdentityStatus.invalidToken)
             #expect(
