@@ -112,14 +112,4 @@ struct GuestSignInTests {
             )
         }
     }
-
-    @Test("The benchmark hook runs guest sign-ins through a client and counts them", arguments: [TestEngine.sqlite])
-    func benchmarkHook(engine: TestEngine) async throws {
-        try await withIdentity(engine) { identity in
-            let result = try await IdentityBenchmark.guestSignIns(client: identity.client, count: 20, concurrency: 4)
-            #expect(result.signIns == 20 && result.failures.isEmpty && result.latenciesMicroseconds.count == 20)
-            #expect(result.signInsPerSecond > 0)
-            #expect(try await identity.count("identity_users") == 20)
-        }
-    }
 }
