@@ -105,24 +105,15 @@ extension GatewayCore {
         request.credential.encode(into: &credential)
         var fingerprint = ByteBuffer(bytes: SHA256.hash(credential.readableBytesView))
         fingerprint.writeMultipleIntegers(request.onConflict.rawValue, request.mergePolicy.rawValue)
-        return try await remembering(
-            request.operationID,
+        return try await resolving(
             token: request.accessToken,
+            operationID: request.operationID,
             fingerprint: fingerprint,
+            choice: request.onConflict,
+            policy: request.mergePolicy,
+            credential: request.credential,
             context: context
-        ) {
-            let caller: Caller
-            switch try await self.authenticateResolution(
-                request.accessToken,
-                operationID: request.operationID,
-                choice: request.onConflict,
-                policy: request.mergePolicy,
-                credential: request.credential,
-                context: context
-            ) {
-            case .caller(let authenticated): caller = authenticated
-            case .finished(let result): return result
-            }
+        ) { caller in
             let options = CallOptions(deadline: context.deadline)
             let session: SessionTokens
             switch try await self.attach(
@@ -167,24 +158,15 @@ extension GatewayCore {
     func resolveConflict(_ request: ResolveConflictRequest, context: RPCContext) async throws -> LinkResult {
         var fingerprint = ByteBuffer(string: request.ticket)
         fingerprint.writeMultipleIntegers(request.choice.rawValue, request.mergePolicy.rawValue)
-        return try await remembering(
-            request.operationID,
+        return try await resolving(
             token: request.accessToken,
+            operationID: request.operationID,
             fingerprint: fingerprint,
+            choice: request.choice,
+            policy: request.mergePolicy,
+            credential: nil,
             context: context
-        ) {
-            let caller: Caller
-            switch try await self.authenticateResolution(
-                request.accessToken,
-                operationID: request.operationID,
-                choice: request.choice,
-                policy: request.mergePolicy,
-                credential: nil,
-                context: context
-            ) {
-            case .caller(let authenticated): caller = authenticated
-            case .finished(let result): return result
-            }
+        ) { caller in
             return try await self.resolve(
                 guest: caller,
                 account: nil,
@@ -194,6 +176,34 @@ extension GatewayCore {
                 operationID: request.operationID,
                 options: CallOptions(deadline: context.deadline)
             )
+        }
+    }
+
+    /// Runs a link-or-merge step for its caller once per operation id (`remembering`): a retry gets the first
+    /// answer, and a retry whose first attempt already revoked the guest continues or finishes what that attempt
+    /// began (`authenticateResolution`) instead of running `body`.
+    private func resolving(
+        token: String,
+        operationID: String,
+        fingerprint: ByteBuffer,
+        choice: ConflictChoice,
+        policy: MergePolicy,
+        credential: Credential?,
+        context: RPCContext,
+        _ body: (Caller) async throws -> LinkResult
+    ) async throws -> LinkResult {
+        try await remembering(operationID, token: token, fingerprint: fingerprint, context: context) {
+            switch try await authenticateResolution(
+                token,
+                operationID: operationID,
+                choice: choice,
+                policy: policy,
+                credential: credential,
+                context: context
+            ) {
+            case .caller(let caller): try await body(caller)
+            case .finished(let result): result
+            }
         }
     }
 
