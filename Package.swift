@@ -67,6 +67,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         // TLS for identity's SMTP mailer (STARTTLS and implicit TLS); identity's target only.
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        // The gateway's HTTP/JSON edge (FoyerGatewayHTTP and the gateway executable only).
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
     ],
     targets: [
         // MARK: C libraries, each wrapped by exactly one Swift target
@@ -200,9 +202,25 @@ let package = Package(
             path: "Services/Gateway/Library",
             swiftSettings: swiftSettings
         ),
+        // The HTTP/JSON listener beside the binary one: every operation dispatches to the gateway's RPC router.
+        .target(
+            name: "FoyerGatewayHTTP",
+            dependencies: [
+                "FoyerGateway",
+                "FoyerAPI",
+                "FoyerRPC",
+                "FoyerWire",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                nioCore,
+                logging,
+                serviceLifecycle,
+            ],
+            path: "Services/Gateway/HTTP",
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "GatewayMain",
-            dependencies: ["FoyerGateway", "FoyerServiceKit", "FoyerRPC", argumentParser],
+            dependencies: ["FoyerGateway", "FoyerGatewayHTTP", "FoyerServiceKit", "FoyerRPC", argumentParser],
             path: "Services/Gateway/Executable",
             swiftSettings: swiftSettings
         ),
@@ -396,7 +414,7 @@ let package = Package(
             name: "FoyerClientTests",
             dependencies: storeService + [
                 "FoyerClient", "FoyerGateway", "FoyerIdentity", "FoyerGuestQuota", "FoyerUserData", "FoyerCleanup",
-                "FoyerTestSupport", "FoyerServiceKit", serviceLifecycle,
+                "FoyerTestSupport", "FoyerServiceKit", "FoyerGatewayHTTP", serviceLifecycle, nioPosix,
             ],
             swiftSettings: swiftSettings
         ),

@@ -1,5 +1,5 @@
 public import FoyerWire
-import NIOCore
+public import NIOCore
 
 /// The handlers a server hosts, by method id.
 ///
@@ -68,4 +68,14 @@ public struct RPCRouter: Sendable {
     }
 
     func route(for method: UInt16) -> Route? { routes[method] }
+
+    /// Runs the handler registered for `method` on an encoded request `body`, as the binary listener does, and
+    /// returns the encoded answer: how another transport (the gateway's HTTP edge) runs the very same code. A
+    /// method without a handler throws `unimplemented`; a body that does not decode exactly, `invalidArgument`.
+    public func respond(to method: UInt16, body: ByteBuffer, context: RPCContext) async throws -> ByteBuffer {
+        guard let route = routes[method] else {
+            throw RPCError(.unimplemented, "no method 0x\(String(method, radix: 16))")
+        }
+        return try await route.handler(body, context)
+    }
 }

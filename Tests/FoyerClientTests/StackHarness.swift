@@ -29,6 +29,8 @@ struct Stack: Sendable {
     let identityPort: Int
     /// The temporary directory holding the databases (and anything a test writes there).
     let directory: URL
+    /// The in-process gateway (its router serves the HTTP edge's tests).
+    let gateway: GatewayService
 
     /// A client of the gateway; the caller shuts it down.
     func client(
@@ -233,7 +235,8 @@ private func startStack<T: Sendable>(
                 gatewayPort: gatewayPort,
                 cleanupPort: cleanupPort,
                 identityPort: identityPort,
-                directory: directory
+                directory: directory,
+                gateway: gateway
             )
         )
     }

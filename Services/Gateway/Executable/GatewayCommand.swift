@@ -1,5 +1,6 @@
 import ArgumentParser
 import FoyerGateway
+import FoyerGatewayHTTP
 import FoyerRPC
 import FoyerServiceKit
 
@@ -26,7 +27,8 @@ struct GatewayCommand: AsyncParsableCommand {
     @Option(
         help: """
             Comma-separated addresses or networks (CIDR) of load balancers that open every connection with a PROXY \
-            protocol header (v1 or v2); the client address is taken from it for those connections only. \
+            protocol header (v1 or v2); the client address is taken from it for those connections only. On the HTTP \
+            listener, their Forwarded or X-Forwarded-For header names the client instead. \
             (env: FOYER_TRUSTED_PROXIES; default: none)
             """
     )
@@ -63,6 +65,39 @@ struct GatewayCommand: AsyncParsableCommand {
             """
     )
     var emailLinkRedemptionsPerMinute: Int?
+
+    @Option(help: "Port of the HTTP/JSON listener. (env: FOYER_HTTP_PORT; default: none, no HTTP listener)")
+    var httpPort: Int?
+    @Option(help: "Address the HTTP/JSON listener binds. (env: FOYER_HTTP_HOST; default: the binary listener's host)")
+    var httpHost: String?
+    @Option(
+        help: """
+            Comma-separated exact origins (https://app.example) whose browsers may call the HTTP API (CORS). \
+            (env: FOYER_CORS_ORIGINS; default: none, no CORS headers)
+            """
+    )
+    var corsOrigins: String?
+    @Option(
+        help: """
+            The HTTP API's public base address (https://api.example), for the jwks_uri of \
+            /.well-known/openid-configuration. (env: FOYER_PUBLIC_URL; default: none, taken from the request's Host)
+            """
+    )
+    var publicURL: String?
+    @Option(
+        help: """
+            The OpenAPI document the HTTP listener serves at /openapi.yaml. \
+            (env: FOYER_OPENAPI_PATH; default: docs/openapi.yaml)
+            """
+    )
+    var openapiPath: String?
+    @Option(
+        help: """
+            Serve this HTML file at /example/: the web example (examples/web/index.html) that runs the guest journey \
+            with fetch. For trying Foyer out; leave it off in production. (env: FOYER_EXAMPLE_PAGE; default: none)
+            """
+    )
+    var examplePage: String?
 
     @Flag(
         help: """
@@ -120,7 +155,34 @@ struct GatewayCommand: AsyncParsableCommand {
             }
         }
         let gateway = GatewayService.make(configuration: configuration, server: server, logger: startup.logger)
-        try await ServiceRunner.run(services: gateway.services, logger: startup.logger)
+        var services = gateway.services
+        if var http = try httpConfiguration(startup, settings) {
+            http.trustedProxies = server.trustedProxies
+            services.append(GatewayHTTPServer(gateway: gateway, configuration: http, logger: startup.logger))
+            startup.logger.info("serving HTTP", metadata: ["http.host": "\(http.host)", "http.port": "\(http.port)"])
+        }
+        try await ServiceRunner.run(services: services, logger: startup.logger)
+    }
+
+    /// The HTTP listener's settings; nil when no HTTP port is set.
+    private func httpConfiguration(
+        _ startup: ServiceStartup,
+        _ settings: SettingsReader
+    ) throws -> GatewayHTTPConfiguration? {
+        guard let port = try settings.value(httpPort, .int("--http-port", "FOYER_HTTP_PORT", in: 0...65535)) else {
+            return nil
+        }
+        var http = GatewayHTTPConfiguration()
+        http.port = port
+        http.host = try settings.value(httpHost, .text("--http-host", "FOYER_HTTP_HOST")) ?? startup.host
+        http.corsOrigins = Set(
+            try settings.value(parsing: corsOrigins, .list("--cors-origins", "FOYER_CORS_ORIGINS")) ?? []
+        )
+        http.publicURL = try settings.value(publicURL, .text("--public-url", "FOYER_PUBLIC_URL"))
+        http.openAPIPath =
+            try settings.value(openapiPath, .text("--openapi-path", "FOYER_OPENAPI_PATH")) ?? "docs/openapi.yaml"
+        http.examplePagePath = try settings.value(examplePage, .text("--example-page", "FOYER_EXAMPLE_PAGE"))
+        return http
     }
 
     private func applyLimits(to configuration: inout GatewayConfiguration, _ settings: SettingsReader) throws {

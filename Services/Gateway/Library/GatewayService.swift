@@ -15,6 +15,11 @@ public final class GatewayService: Sendable {
     public let server: RPCServer
     /// The clients of the internal services; they are services too (graceful shutdown closes their pools).
     public let clients: [RPCClient]
+    /// The handlers of every gateway method, as the client listener serves them: another transport (the HTTP
+    /// edge) dispatches to the same router, so both run the same code.
+    public let router: RPCRouter
+    /// The gateway's settings (issuer, caps) for the edges that need them.
+    public let configuration: GatewayConfiguration
 
     public static func make(
         configuration: GatewayConfiguration,
@@ -28,13 +33,17 @@ public final class GatewayService: Sendable {
         core.registerDocuments(on: &router)
         return GatewayService(
             server: RPCServer(configuration: server, router: router, logger: logger),
-            clients: core.clients
+            clients: core.clients,
+            router: router,
+            configuration: configuration
         )
     }
 
-    private init(server: RPCServer, clients: [RPCClient]) {
+    private init(server: RPCServer, clients: [RPCClient], router: RPCRouter, configuration: GatewayConfiguration) {
         self.server = server
         self.clients = clients
+        self.router = router
+        self.configuration = configuration
     }
 
     /// Everything to run. A ServiceGroup stops services in reverse order: the listener drains first, and the

@@ -1,0 +1,43 @@
+import FoyerAPI
+public import FoyerRPC
+public import NIOCore
+
+/// The gateway's HTTP/JSON listener: where it listens and its limits, with the defaults it gets unless told
+/// otherwise.
+public struct GatewayHTTPConfiguration: Sendable {
+    /// Address to listen on; the binary listener's host in the executable.
+    public var host: String = "127.0.0.1"
+    /// Port to listen on; 0 picks a free one (see `GatewayHTTPServer.boundPort()`).
+    public var port: Int = 0
+    /// Exact origins (`https://app.example`) whose browsers may call the API; empty (the default): no CORS headers.
+    public var corsOrigins: Set<String> = []
+    /// The public base address of this listener (`https://api.example`), for `jwks_uri`; nil: taken from the
+    /// request's `Host`.
+    public var publicURL: String?
+    /// Where `/openapi.yaml` is read from; nil: that path answers 404.
+    public var openAPIPath: String?
+    /// An HTML page served at `/example/` (the web example); nil (the default): that path answers 404.
+    public var examplePagePath: String?
+    /// Largest request body: the document cap plus room for the JSON framing and base64. Longer bodies are
+    /// refused with 413 before they are read whole.
+    public var bodyByteCountMax = 2 * UserDataLimits.valueWireByteCountMax + 64 * 1024
+    /// Largest header field, and largest sum of all header fields.
+    public var headerByteCountMax = 16 * 1024
+    /// Most header fields of one request.
+    public var headerFieldCountMax = 100
+    /// Time a call may take (its RPC deadline).
+    public var requestTimeout: TimeAmount = .seconds(30)
+    /// A connection with no request for this long is closed.
+    public var idleTimeoutSeconds: Int64 = 60
+    /// Most open connections; more are closed at once.
+    public var connectionsMax = 1024
+    /// Most open connections from one client address (a trusted proxy's own are not limited, only the total is).
+    public var connectionsPerSourceMax = 64
+    /// Load balancers whose `Forwarded` / `X-Forwarded-For` name the client; the headers of any other peer are
+    /// ignored. Empty (the default): the socket's peer is the client.
+    public var trustedProxies = TrustedProxies()
+    /// How long clients may cache the JWKS: bounded by the gateway's published key-set lifetime.
+    public var jwksMaxAgeSeconds = 300
+
+    public init() {}
+}

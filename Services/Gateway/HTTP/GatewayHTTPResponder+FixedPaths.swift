@@ -1,0 +1,87 @@
+import Foundation
+import FoyerAPI
+import FoyerRPC
+import FoyerWire
+import Hummingbird
+import NIOCore
+
+extension GatewayHTTPResponder {
+    /// The paths outside `/v1` (GET only): JWKS, OpenID configuration, health, readiness, the OpenAPI document,
+    /// the web example.
+    func fixedPath(_ path: String, request: Request, context: GatewayHTTPContext) async throws -> Response? {
+        let paths = [
+            "/.well-known/jwks.json", "/.well-known/openid-configuration", "/healthz", "/readyz", "/openapi.yaml",
+            "/example/",
+        ]
+        guard paths.contains(path) else { return nil }
+        guard request.method == .get || request.method == .head else {
+            var response = Self.problemResponse(.methodNotAllowed("only GET is allowed on \(path)"))
+            response.headers[.allow] = "GET"
+            return response
+        }
+        let dispatcher = GatewayDispatcher(
+            router: gateway.router,
+            deadline: .now() + configuration.requestTimeout,
+            peerAddress: clientAddress(request, context: context),
+            logger: logger,
+            allocator: ByteBufferAllocator()
+        )
+        switch path {
+        case "/.well-known/jwks.json":
+            let jwks = try await dispatcher.call(GatewayMethods.jwks, Empty())
+            var response = Response(
+                status: .ok,
+                body: ResponseBody(byteBuffer: ByteBuffer(bytes: jwks.json))
+            )
+            response.headers[.contentType] = "application/json"
+            response.headers[.cacheControl] = "public, max-age=\(configuration.jwksMaxAgeSeconds)"
+            return response
+        case "/.well-known/openid-configuration":
+            return Self.jsonResponse(openIDConfiguration(request), status: 200)
+        case "/healthz":
+            return Self.jsonResponse(["status": "serving"], status: 200)
+        case "/readyz":
+            do {
+                _ = try await dispatcher.call(GatewayMethods.jwks, Empty())
+                return Self.jsonResponse(["status": "ready"], status: 200)
+            } catch {
+                throw HTTPProblem.unavailable("identity does not answer")
+            }
+        case "/example/":
+            return try file(
+                configuration.examplePagePath,
+                contentType: "text/html; charset=utf-8",
+                what: "example page"
+            )
+        default:
+            return try file(configuration.openAPIPath, contentType: "application/yaml", what: "OpenAPI document")
+        }
+    }
+
+    private func openIDConfiguration(_ request: Request) -> JSONValue {
+        let base: String
+        if let publicURL = configuration.publicURL {
+            base = publicURL.hasSuffix("/") ? String(publicURL.dropLast()) : publicURL
+        } else {
+            base = "http://" + (request.head.authority ?? "\(configuration.host):\(configuration.port)")
+        }
+        return [
+            "issuer": .string(gateway.configuration.issuer),
+            "jwks_uri": .string(base + "/.well-known/jwks.json"),
+            "id_token_signing_alg_values_supported": ["EdDSA"],
+            "subject_types_supported": ["public"],
+            "response_types_supported": ["token"],
+        ]
+    }
+
+    /// A file the gateway was told to serve, read anew on each request; 404 when none was configured or it cannot
+    /// be read.
+    private func file(_ path: String?, contentType: String, what: String) throws -> Response {
+        guard let path, let contents = FileManager.default.contents(atPath: path) else {
+            throw HTTPProblem.notFound("this gateway serves no \(what)")
+        }
+        var response = Response(status: .ok, body: ResponseBody(byteBuffer: ByteBuffer(bytes: contents)))
+        response.headers[.contentType] = contentType
+        return response
+    }
+}

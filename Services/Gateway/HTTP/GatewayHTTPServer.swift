@@ -1,0 +1,62 @@
+public import FoyerGateway
+import Hummingbird
+public import Logging
+import NIOCore
+import NIOPosix
+public import ServiceLifecycle
+
+/// The gateway's HTTP/JSON listener: a Service to run beside the binary listener, dispatching every operation
+/// to the same gateway handlers (`GatewayService.router`).
+public final class GatewayHTTPServer: Service, Sendable {
+    private let application: Application<GatewayHTTPResponder>
+    private let bound: EventLoopPromise<Int>
+
+    public init(gateway: GatewayService, configuration: GatewayHTTPConfiguration, logger: Logger) {
+        let bound = MultiThreadedEventLoopGroup.singleton.next().makePromise(of: Int.self)
+        let limiter = SourceConnectionLimiter(
+            connectionsMax: configuration.connectionsMax,
+            connectionsPerSourceMax: configuration.connectionsPerSourceMax,
+            trustedProxies: configuration.trustedProxies
+        )
+        self.bound = bound
+        application = Application(
+            responder: GatewayHTTPResponder(gateway: gateway, configuration: configuration, logger: logger),
+            // The one place the connection's channel is set up (HTTP/1.1, connection caps, header caps, idle
+            // timeout): TLS slots in here.
+            server: .http1(
+                configuration: .init(
+                    additionalChannelHandlers: [SourceConnectionGuard(limiter: limiter)],
+                    idleTimeout: .seconds(configuration.idleTimeoutSeconds),
+                    httpDecoderConfiguration: .init(
+                        maxHeaderFieldSize: configuration.headerByteCountMax,
+                        maxHeaderListSize: configuration.headerByteCountMax,
+                        maxHeaderFieldCount: configuration.headerFieldCountMax
+                    )
+                )
+            ),
+            configuration: ApplicationConfiguration(
+                address: .hostname(configuration.host, port: configuration.port),
+                serverName: nil
+            ),
+            onServerRunning: { channel in
+                bound.succeed(channel.localAddress?.port ?? 0)
+            },
+            logger: logger
+        )
+    }
+
+    public func run() async throws {
+        do {
+            try await application.run()
+        } catch {
+            bound.fail(error)
+            throw error
+        }
+        bound.fail(CancellationError())
+    }
+
+    /// The port the listener is bound to, once it is; throws if it stopped before binding.
+    public func boundPort() async throws -> Int {
+        try await bound.futureResult.get()
+    }
+}

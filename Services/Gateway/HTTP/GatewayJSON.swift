@@ -1,0 +1,186 @@
+import FoyerAPI
+import NIOCore
+
+/// The JSON shapes of the gateway's messages (camelCase, times RFC 3339 UTC with milliseconds, optional members
+/// left out when absent).
+enum GatewayJSON {
+    static func session(_ session: SessionTokens) -> JSONValue {
+        [
+            "uid": .string(session.uid), "isAnonymous": .bool(session.isAnonymous),
+            "sessionId": .string(session.sessionID), "accessToken": .string(session.accessToken),
+            "accessTokenExpiresAt": .string(RFC3339.milliseconds(session.accessTokenExpiresAtMilliseconds)),
+            "refreshToken": .string(session.refreshToken),
+            "refreshTokenExpiresAt": .string(RFC3339.milliseconds(session.refreshTokenExpiresAtMilliseconds)),
+        ]
+    }
+
+    static func linkResult(_ result: LinkResult) -> JSONValue {
+        let outcome: String =
+            switch result.outcome {
+            case .linked: "linked"
+            case .merged: "merged"
+            case .discarded: "discarded"
+            case .conflict: "conflict"
+            }
+        var members: [String: JSONValue] = ["outcome": .string(outcome)]
+        if let session = result.session { members["session"] = Self.session(session) }
+        if let report = result.mergeReport { members["mergeReport"] = mergeReport(report) }
+        if let conflict = result.conflict {
+            members["conflict"] = [
+                "otherUid": .string(conflict.otherUID), "ticket": .string(conflict.ticket),
+                "ticketExpiresAt": .string(RFC3339.milliseconds(conflict.ticketExpiresAtMilliseconds)),
+            ]
+        }
+        return .object(members)
+    }
+
+    static func mergeReport(_ report: MergeReport) -> JSONValue {
+        let conflicts: [JSONValue] = report.listedConflicts.map { conflict in
+            let resolution: String =
+                switch conflict.resolution {
+                case .keptAccount: "kept-account"
+                case .keptGuest: "kept-guest"
+                case .keptBoth: "kept-both"
+                }
+            return JSONValue.object([
+                "collection": .string(conflict.collection), "key": .string(conflict.key),
+                "resolution": .string(resolution), "derivedKey": JSONValue(conflict.derivedKey),
+            ]).compacted
+        }
+        return [
+            "moved": JSONValue(report.moved), "conflicts": JSONValue(report.conflicts),
+            "keptAccount": JSONValue(report.keptAccount), "keptGuest": JSONValue(report.keptGuest),
+            "keptBoth": JSONValue(report.keptBoth), "listedConflicts": .array(conflicts),
+        ]
+    }
+
+    static func user(_ user: UserInfo) -> JSONValue {
+        let providers: [JSONValue] = user.providers.map { identity in
+            JSONValue.object([
+                "provider": .string(identity.provider.description), "subject": .string(identity.subject),
+                "email": JSONValue(identity.email), "emailTrusted": .bool(identity.emailTrusted),
+            ]).compacted
+        }
+        return JSONValue.object([
+            "uid": .string(user.uid), "isAnonymous": .bool(user.isAnonymous),
+            "state": .string(user.state.kind.description),
+            "createdAt": .string(RFC3339.milliseconds(user.createdAtMilliseconds)),
+            "lastActivityAt": .string(RFC3339.milliseconds(user.lastActivityAtMilliseconds)),
+            "email": JSONValue(user.email), "emailVerified": .bool(user.emailVerified),
+            "hasPassword": .bool(user.hasPassword), "providers": .array(providers),
+        ]).compacted
+    }
+
+    static func usage(_ usage: QuotaUsageResponse) -> JSONValue {
+        [
+            "plan": .string(usage.plan),
+            "counters": .array(
+                usage.counters.map { counter in
+                    [
+                        "counter": .string(counter.counter), "limit": JSONValue(counter.limit),
+                        "used": JSONValue(counter.used), "remaining": JSONValue(counter.remaining),
+                    ]
+                }
+            ),
+            "features": .array(
+                usage.features.map { ["feature": .string($0.feature), "enabled": .bool($0.enabled)] }
+            ),
+        ]
+    }
+
+    /// A document: its value as JSON when the stored bytes are UTF-8 JSON, else as base64url.
+    static func document(_ document: StoredDocument) -> JSONValue {
+        var members: [String: JSONValue] = [
+            "collection": .string(document.collection), "key": .string(document.key),
+            "version": JSONValue(document.version),
+            "updatedAt": .string(RFC3339.microseconds(document.updatedAtMicroseconds)),
+        ]
+        let bytes = document.value.readableBytesView
+        if let value = JSONValue.parse(bytes) {
+            members["value"] = value
+        } else {
+            members["valueBase64"] = .string(Base64URL.encode(bytes))
+        }
+        return .object(members)
+    }
+
+    static func page(_ page: DocumentPage) -> JSONValue {
+        JSONValue.object([
+            "documents": .array(page.documents.map(document)),
+            "nextCursor": JSONValue(page.nextCursor.map { Base64URL.encode($0.readableBytesView) }),
+        ]).compacted
+    }
+}
+
+extension GatewayJSON {
+    /// A `Credential` object (`type` password, emailLink or idToken).
+    static func credential(_ value: JSONValue?) throws(HTTPProblem) -> Credential {
+        guard case .object(let object)? = value else { throw .invalidArgument("\"credential\" must be an object") }
+        switch try HTTPCall.optionalString("type", in: object) {
+        case "password":
+            return .password(email: try required("email", object), password: try required("password", object))
+        case "emailLink":
+            return .emailLink(token: try required("token", object), verifier: try verifier(object))
+        case "idToken":
+            let provider: IdentityProvider
+            switch try HTTPCall.optionalString("provider", in: object) {
+            case "apple": provider = .apple
+            case "google": provider = .google
+            default: throw .invalidArgument("credential.provider must be apple or google")
+            }
+            return .idToken(
+                provider: provider,
+                idToken: try required("idToken", object),
+                rawNonce: try HTTPCall.optionalString("rawNonce", in: object)
+            )
+        default:
+            throw .invalidArgument("credential.type must be password, emailLink or idToken")
+        }
+    }
+
+    /// The `verifier` member: base64url bytes.
+    static func verifier(_ object: [String: JSONValue]) throws(HTTPProblem) -> [UInt8] {
+        guard let bytes = Base64URL.decode(try required("verifier", object)), !bytes.isEmpty else {
+            throw .invalidArgument("\"verifier\" must be base64url")
+        }
+        return bytes
+    }
+
+    static func required(_ name: String, _ object: [String: JSONValue]) throws(HTTPProblem) -> String {
+        guard let value = try HTTPCall.optionalString(name, in: object) else {
+            throw .invalidArgument("\"\(name)\" is required")
+        }
+        return value
+    }
+
+    static func conflictChoice(_ text: String?, default choice: ConflictChoice) throws(HTTPProblem) -> ConflictChoice {
+        switch text {
+        case nil: return choice
+        case "merge": return .merge
+        case "discard": return .discard
+        case "fail": return .fail
+        default: throw .invalidArgument("onConflict/choice must be merge, discard or fail")
+        }
+    }
+
+    static func mergePolicy(_ text: String?) throws(HTTPProblem) -> MergePolicy {
+        guard let text else { return .keepAccount }
+        guard let policy = MergePolicy.allCases.first(where: { $0.description == text }) else {
+            throw .invalidArgument("mergePolicy must be keep-account, keep-guest, keep-newest or keep-both")
+        }
+        return policy
+    }
+
+    /// A document value: `value` (any JSON, stored as its UTF-8 text) or `valueBase64`, exactly one of them.
+    static func documentValue(_ object: [String: JSONValue]) throws(HTTPProblem) -> ByteBuffer {
+        switch (object["value"], object["valueBase64"]) {
+        case (let value?, nil):
+            return ByteBuffer(bytes: value.bytes)
+        case (nil, .string(let text)?):
+            guard let bytes = Base64URL.decode(text) else { throw .invalidArgument("\"valueBase64\" is not base64") }
+            return ByteBuffer(bytes: bytes)
+        default:
+            throw .invalidArgument("give exactly one of \"value\" and \"valueBase64\" (a string)")
+        }
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+
+/// A JSON value: what the HTTP edge reads from request bodies and writes as answers.
+///
+/// Integers stay integers (`Int64`, or `UInt64` past its range); other numbers are `Double`. Objects keep no
+/// order; answers are written with sorted keys, so the same answer is the same bytes.
+enum JSONValue: Sendable, Hashable, Codable {
+    case null
+    case bool(Bool)
+    case int(Int64)
+    case uint(UInt64)
+    case double(Double)
+    case string(String)
+    case array([JSONValue])
+    case object([String: JSONValue])
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Int64.self) {
+            self = .int(value)
+        } else if let value = try? container.decode(UInt64.self) {
+            self = .uint(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .double(value)
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else if let value = try? container.decode([JSONValue].self) {
+            self = .array(value)
+        } else {
+            self = .object(try container.decode([String: JSONValue].self))
+        }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .null: try container.encodeNil()
+        case .bool(let value): try container.encode(value)
+        case .int(let value): try container.encode(value)
+        case .uint(let value): try container.encode(value)
+        case .double(let value): try container.encode(value)
+        case .string(let value): try container.encode(value)
+        case .array(let value): try container.encode(value)
+        case .object(let value): try container.encode(value)
+        }
+    }
+
+    /// Parses `bytes` as one JSON value; nil if they are not JSON.
+    static func parse(_ bytes: some Collection<UInt8>) -> JSONValue? {
+        try? JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+    }
+
+    /// The compact UTF-8 text of the value, keys sorted.
+    var bytes: [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Encoding a JSONValue cannot fail: every case is a valid JSON value (non-finite doubles never parse).
+        return (try? [UInt8](encoder.encode(self))) ?? Array("null".utf8)
+    }
+}
+
+extension JSONValue: ExpressibleByStringLiteral, ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,
+    ExpressibleByDictionaryLiteral, ExpressibleByArrayLiteral
+{
+    init(stringLiteral value: String) { self = .string(value) }
+    init(booleanLiteral value: Bool) { self = .bool(value) }
+    init(integerLiteral value: Int64) { self = .int(value) }
+    init(dictionaryLiteral elements: (String, JSONValue)...) {
+        self = .object(Dictionary(elements) { first, _ in first })
+    }
+    init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+
+    /// A count or version as JSON (beyond `Int64.max` only in theory).
+    init(_ value: UInt64) { self = value <= UInt64(Int64.max) ? .int(Int64(value)) : .uint(value) }
+    /// An optional string: `null` when absent (dropped from objects by ``compacted``).
+    init(_ value: String?) { self = value.map(JSONValue.string) ?? .null }
+
+    /// The object without its `null` members: optional fields are left out rather than written as null.
+    var compacted: JSONValue {
+        guard case .object(let members) = self else { return self }
+        return .object(members.filter { $0.value != .null })
+    }
+}

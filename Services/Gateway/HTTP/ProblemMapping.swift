@@ -1,0 +1,60 @@
+import FoyerAPI
+import FoyerWire
+import NIOCore
+
+/// The one table from binary statuses to HTTP statuses, and the binary details each problem carries.
+enum ProblemMapping {
+    /// The access-token and credential statuses: 401 with `WWW-Authenticate: Bearer`.
+    static let unauthorized: Set = [
+        "invalid-token", "token-expired", "token-revoked", "wrong-issuer", "wrong-audience", "unsupported-algorithm",
+        "unknown-key-id", "token-not-yet-valid", "refresh-token-reused", "invalid-credentials", "unauthenticated",
+    ]
+    static let forbidden: Set = ["members-only", "wrong-account-kind", "quota-exceeded", "permission-denied"]
+    static let notFound: Set = ["not-found", "user-not-found"]
+    static let conflict: Set = [
+        "operation-reused", "version-mismatch", "email-already-in-use", "provider-already-linked", "operation-conflict",
+        "ticket-invalid",
+    ]
+    static let tooMany: Set = ["rate-limited", "signup-rate-limited", "guest-cap-reached", "too-many-attempts"]
+
+    /// The HTTP status of a binary status named `name`.
+    static func httpStatus(name: String, status: RPCStatus) -> Int {
+        if unauthorized.contains(name) { return 401 }
+        if forbidden.contains(name) { return 403 }
+        if notFound.contains(name) { return 404 }
+        if conflict.contains(name) { return 409 }
+        if name == "value-too-large" { return 413 }
+        if tooMany.contains(name) { return 429 }
+        if name.hasPrefix("invalid-") { return 400 }
+        switch status.retryClass {
+        case .notProcessed: return 503
+        case .outcomeUnknown: return status == .deadlineExceeded ? 504 : 500
+        case .rejected: return 400
+        }
+    }
+
+    /// The binary error's details as problem members (`counter`, `limit`... for `quota-exceeded`).
+    static func detailFields(name: String, details: ByteBuffer) -> [String: JSONValue] {
+        switch name {
+        case "quota-exceeded":
+            guard let quota = try? QuotaExceededDetails(decoding: details) else { return [:] }
+            return [
+                "counter": .string(quota.usage.counter), "limit": JSONValue(quota.usage.limit),
+                "used": JSONValue(quota.usage.used), "remaining": JSONValue(quota.usage.remaining),
+                "requested": JSONValue(quota.requested),
+            ]
+        case "version-mismatch":
+            guard let mismatch = try? VersionMismatchDetails(decoding: details) else { return [:] }
+            return ["currentVersion": JSONValue(mismatch.currentVersion)]
+        case "value-too-large":
+            guard let tooLarge = try? ValueTooLargeDetails(decoding: details) else { return [:] }
+            return ["valueLimit": JSONValue(tooLarge.limit), "valueSize": JSONValue(tooLarge.size)]
+        default:
+            guard details.readableBytes > 0, let conflict = try? ConflictDetails(decoding: details) else { return [:] }
+            return [
+                "otherUid": .string(conflict.otherUID), "ticket": .string(conflict.ticket),
+                "ticketExpiresAt": .string(RFC3339.milliseconds(conflict.ticketExpiresAtMilliseconds)),
+            ]
+        }
+    }
+}

@@ -1,0 +1,105 @@
+import FoyerRPC
+import NIOCore
+import Synchronization
+
+/// Counts the HTTP listener's open connections, in all and per source (an IPv4 address or an IPv6 /64; a trusted
+/// proxy's connections count only in all), and refuses those over a limit: they are closed at once.
+final class SourceConnectionLimiter: Sendable {
+    private struct Counts {
+        var total = 0
+        var bySource: [String: Int] = [:]
+    }
+
+    private let counts = Mutex(Counts())
+    let connectionsMax: Int
+    let connectionsPerSourceMax: Int
+    let trustedProxies: TrustedProxies
+
+    init(connectionsMax: Int, connectionsPerSourceMax: Int, trustedProxies: TrustedProxies) {
+        self.connectionsMax = connectionsMax
+        self.connectionsPerSourceMax = connectionsPerSourceMax
+        self.trustedProxies = trustedProxies
+    }
+
+    /// Admits a connection from `peer`; returns the key to release it with, or nil when it is refused.
+    func admit(_ peer: SocketAddress?) -> String?? {
+        let source = trustedProxies.contains(peer) ? nil : Self.source(of: peer)
+        return counts.withLock { counts -> String?? in
+            guard counts.total < connectionsMax else { return .none }
+            if let source {
+                guard counts.bySource[source, default: 0] < connectionsPerSourceMax else { return .none }
+                counts.bySource[source, default: 0] += 1
+            }
+            counts.total += 1
+            return .some(source)
+        }
+    }
+
+    /// The source a connection counts against, as on the binary listener: an IPv4 address (IPv4-mapped IPv6
+    /// included), an IPv6 address's /64; nil for anything else (a Unix socket).
+    static func source(of address: SocketAddress?) -> String? {
+        switch address {
+        case .v4:
+            return address?.ipAddress
+        case .v6(let v6):
+            let bytes = withUnsafeBytes(of: v6.address.sin6_addr) { Array($0) }
+            if bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xFF && bytes[11] == 0xFF {
+                return bytes[12..<16].map(String.init).joined(separator: ".")
+            }
+            return bytes[0..<8].map { String($0, radix: 16) }.joined(separator: ":") + "::/64"
+        default:
+            return nil
+        }
+    }
+
+    func release(_ source: String?) {
+        counts.withLock { counts in
+            counts.total -= 1
+            guard let source else { return }
+            let left = counts.bySource[source, default: 1] - 1
+            counts.bySource[source] = left > 0 ? left : nil
+        }
+    }
+}
+
+/// The channel handler that asks the limiter when a connection opens and gives its place back when it closes.
+final class SourceConnectionGuard: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = NIOAny
+
+    private let limiter: SourceConnectionLimiter
+    /// The admitted connection's source key (`.some(nil)`: admitted, counted in the total only).
+    private var admitted: String??
+
+    init(limiter: SourceConnectionLimiter) { self.limiter = limiter }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive { admit(context) }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        if admitted == nil { admit(context) }
+        context.fireChannelActive()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        release()
+        context.fireChannelInactive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) { release() }
+
+    private func admit(_ context: ChannelHandlerContext) {
+        guard admitted == nil else { return }
+        if let source = limiter.admit(context.channel.remoteAddress) {
+            admitted = .some(source)
+        } else {
+            context.close(promise: nil)
+        }
+    }
+
+    private func release() {
+        guard let source = admitted else { return }
+        admitted = nil
+        limiter.release(source)
+    }
+}
