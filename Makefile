@@ -16,7 +16,7 @@ help: ## List the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  \033[36m%-10s\033[0m %s\n", $$1, $$2}'
 
 .PHONY: deps
-deps: ## Install what is missing: liblz4, libssl, libsqlite3, PostgreSQL; Python's cryptography, PyJWT, PyYAML, check-jsonschema, aiosmtpd
+deps: ## Install what is missing: liblz4, libssl, libsqlite3, PostgreSQL; Python's cryptography, PyJWT, PyYAML, check-jsonschema, aiosmtpd, openapi-spec-validator
 	@command -v $(SWIFT) >/dev/null || { echo "Swift 6 is required (https://www.swift.org/install)"; exit 1; }
 	@missing=$$(for p in $(DEB_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
@@ -24,9 +24,9 @@ deps: ## Install what is missing: liblz4, libssl, libsqlite3, PostgreSQL; Python
 		sudo=$$( [ "$$(id -u)" -eq 0 ] || echo sudo ); \
 		$$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq $$missing >/dev/null; \
 	fi
-	@python3 -c 'import cryptography, jwt, yaml, check_jsonschema, aiosmtpd' 2>/dev/null \
-		|| python3 -m pip install --quiet cryptography pyjwt pyyaml check-jsonschema aiosmtpd \
-		|| { echo "could not install Python's cryptography, PyJWT, PyYAML, check-jsonschema and aiosmtpd (outside checks the tests use)"; exit 1; }
+	@python3 -c 'import cryptography, jwt, yaml, check_jsonschema, aiosmtpd, openapi_spec_validator, openapi_schema_validator' 2>/dev/null \
+		|| python3 -m pip install --quiet cryptography pyjwt pyyaml check-jsonschema aiosmtpd openapi-spec-validator \
+		|| { echo "could not install Python's cryptography, PyJWT, PyYAML, check-jsonschema, aiosmtpd and openapi-spec-validator (outside checks the tests use)"; exit 1; }
 
 .PHONY: build
 build: deps ## Build everything (CONFIGURATION=release for optimised binaries)
@@ -34,8 +34,10 @@ build: deps ## Build everything (CONFIGURATION=release for optimised binaries)
 
 .PHONY: test
 # Tests run one at a time: on two cores, suites running side by side starve each other's timeouts. The formatting
-# check comes first: it takes seconds, and `make format` fixes what it finds.
-test: deps lint ## Check formatting, then run every test, on SQLite and on a throwaway PostgreSQL started on loopback
+# check and the OpenAPI document's validation come first: they take seconds, and `make format` fixes what the first
+# finds.
+test: deps lint ## Check formatting and docs/openapi.yaml, then run every test, on SQLite and on a throwaway PostgreSQL
+	python3 -m openapi_spec_validator docs/openapi.yaml
 	@pgdir=$$(mktemp -u /tmp/foyer-test-pg.XXXXXX); \
 	url=$$(scripts/throwaway-postgres.sh start $$pgdir) || exit 1; \
 	trap "scripts/throwaway-postgres.sh stop $$pgdir >/dev/null 2>&1" EXIT; \

@@ -41,6 +41,8 @@ for entry in "${services[@]}"; do
     [[ $name == gateway ]] && extra+=(--load-test-sources)
     # ...and every `foyer load` user refreshes and signs in from 127.0.0.1: lift the gateway's per-source limits too.
     [[ $name == gateway ]] && extra+=(--refresh-per-minute 100000 --sign-in-per-minute 100000)
+    # The HTTP API (docs/openapi.yaml) beside the binary listener.
+    [[ $name == gateway ]] && extra+=(--http-port 7480)
     # Local mode: email links go to identity's outbox instead of a mail server.
     [[ $name == identity ]] && extra+=(--local-mode --mailer outbox)
     # Every `foyer load` user links a password from 127.0.0.1: lift identity's per-source hashing budget here.
@@ -61,6 +63,7 @@ for entry in "${services[@]}"; do
     fi
     printf '  %-12s 127.0.0.1:%s   (log: %s/logs/%s.log)\n' "$name" "$port" "$FOYER_DATA_DIR" "$name"
 done
+printf '  %-12s http://127.0.0.1:7480   (the HTTP API; signing keys at /.well-known/jwks.json)\n' "gateway"
 
 cat <<EOM
 
@@ -72,6 +75,8 @@ Foyer is running on ${POSTGRES_URL:+PostgreSQL}${POSTGRES_URL:-SQLite in $FOYER_
 
 Try it:
 
+  curl -s -X POST http://127.0.0.1:7480/v1/guests \\
+      -H "Idempotency-Key: \$(head -c 24 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=')"
   $bin/foyer guest --session /tmp/me.json
   $bin/foyer put --session /tmp/me.json notes first "hello"
   $bin/foyer quota --session /tmp/me.json

@@ -18,6 +18,9 @@ public struct StackConfiguration: Sendable {
     /// email links can be read from its outbox with the cluster secret. Default true: these stacks run on loopback
     /// for tests and benchmarks, as `make run` does. Off, identity has no mailer unless the environment names one.
     public var identityLocalMode = true
+    /// Whether the gateway also serves its HTTP API, on ``StackProcesses/httpPort`` (`FOYER_HTTP_PORT`). Default
+    /// false: the binary listener only.
+    public var gatewayServesHTTP = false
     /// How long a service may take from launch until it answers `--check-health`. Default 60 s (a loaded machine
     /// running debug builds; a service usually answers in well under a second).
     public var startTimeout: Duration = .seconds(60)

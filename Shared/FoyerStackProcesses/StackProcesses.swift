@@ -23,6 +23,9 @@ public import Darwin
 public final class StackProcesses: Sendable {
     public let configuration: StackConfiguration
     private let ports: [StackService: Int]
+    /// The loopback port of the gateway's HTTP API, reserved with the others; served only when
+    /// ``StackConfiguration/gatewayServesHTTP`` is on.
+    public let httpPort: Int
     private let state: Mutex<State>
 
     private struct State {
@@ -30,9 +33,10 @@ public final class StackProcesses: Sendable {
         var environment: [StackService: [String: String]]
     }
 
-    private init(configuration: StackConfiguration, ports: [StackService: Int]) {
+    private init(configuration: StackConfiguration, ports: [StackService: Int], httpPort: Int) {
         self.configuration = configuration
         self.ports = ports
+        self.httpPort = httpPort
         self.state = Mutex(State(environment: configuration.environment))
     }
 
@@ -51,10 +55,11 @@ public final class StackProcesses: Sendable {
             at: configuration.dataDirectory.appendingPathComponent("logs", isDirectory: true),
             withIntermediateDirectories: true
         )
-        let reserved = try LoopbackPorts.reserve(StackService.allCases.count)
+        let reserved = try LoopbackPorts.reserve(StackService.allCases.count + 1)
         let stack = StackProcesses(
             configuration: configuration,
-            ports: Dictionary(uniqueKeysWithValues: zip(StackService.allCases, reserved))
+            ports: Dictionary(uniqueKeysWithValues: zip(StackService.allCases, reserved)),
+            httpPort: reserved[StackService.allCases.count]
         )
         do {
             for service in StackService.allCases { try stack.launch(service) }
@@ -164,13 +169,15 @@ public final class StackProcesses: Sendable {
     /// The environment `service` is started with: the test process's own without any FOYER_ variable, then the
     /// stack's settings (host, port, data directory, database, the others' addresses; for identity, stand-in
     /// identity providers allowed, and local mode with the outbox mailer unless ``StackConfiguration/identityLocalMode``
-    /// is off), then the shared and the per-service overrides.
+    /// is off; for the gateway, its HTTP port when ``StackConfiguration/gatewayServesHTTP`` is on), then the shared
+    /// and the per-service overrides.
     public func environment(of service: StackService) -> [String: String] {
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("FOYER_") }
         environment["FOYER_HOST"] = "127.0.0.1"
         environment["FOYER_PORT"] = String(port(of: service))
         environment["FOYER_DATA_DIR"] = configuration.dataDirectory.path
         if service == .identity { environment["FOYER_ALLOW_TEST_IDENTITY_PROVIDERS"] = "1" }
+        if service == .gateway, configuration.gatewayServesHTTP { environment["FOYER_HTTP_PORT"] = String(httpPort) }
         if service == .identity, configuration.identityLocalMode {
             environment["FOYER_LOCAL_MODE"] = "1"
             environment["FOYER_MAILER"] = "outbox"
@@ -224,7 +231,11 @@ public final class StackProcesses: Sendable {
             if let exit = child.exit {
                 throw StackProcessesError.startFailed("\(service) \(exit) while starting\n\(logTail(of: service))")
             }
-            if LoopbackPorts.accepts(port(of: service)), try await answersHealthCheck(service) { return }
+            if LoopbackPorts.accepts(port(of: service)), servesHTTPIfAsked(service),
+                try await answersHealthCheck(service)
+            {
+                return
+            }
             guard clock.now < deadline else {
                 throw StackProcessesError.startFailed(
                     "\(service) did not answer its health check within \(configuration.startTimeout)\n\(logTail(of: service))"
@@ -232,6 +243,11 @@ public final class StackProcesses: Sendable {
             }
             try await Task.sleep(for: .milliseconds(50))
         }
+    }
+
+    /// Whether the gateway's HTTP listener accepts connections, when the configuration asks for one.
+    private func servesHTTPIfAsked(_ service: StackService) -> Bool {
+        service != .gateway || !configuration.gatewayServesHTTP || LoopbackPorts.accepts(httpPort)
     }
 
     private func answersHealthCheck(_ service: StackService) async throws -> Bool {

@@ -16,6 +16,9 @@ struct RunningStack: Sendable {
 
     var directory: URL { processes.configuration.dataDirectory }
 
+    /// The gateway's HTTP API (served when the stack was started with ``RunningStackOptions/gatewayHTTP``).
+    var httpBaseURL: String { "http://127.0.0.1:\(processes.httpPort)" }
+
     /// The stack's clock: the real time shifted by ``setClockOffset(seconds:)``.
     var now: Date { Date().addingTimeInterval(RunningStack.offset(clockFile)) }
 
@@ -91,6 +94,8 @@ struct RunningStack: Sendable {
 /// How a test's stack is started.
 struct RunningStackOptions: Sendable {
     var engine: TestEngine = .sqlite
+    /// Whether the gateway also serves its HTTP API (on ``RunningStack/httpBaseURL``).
+    var gatewayHTTP = false
     /// Extra environment per service (after the test defaults below).
     var environment: [StackService: [String: String]] = [:]
     /// Files to write into the data directory before the services start (name to contents).
@@ -133,6 +138,7 @@ func withRunningStack<T: Sendable>(
         dataDirectory: directory,
         database: try stackDatabase(options.engine)
     )
+    configuration.gatewayServesHTTP = options.gatewayHTTP
     configuration.sharedEnvironment = [
         "FOYER_DRAIN_SECONDS": "1",
         "FOYER_TEST_CLOCK_FILE": clockFile.path,
