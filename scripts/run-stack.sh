@@ -41,8 +41,10 @@ for entry in "${services[@]}"; do
     [[ $name == gateway ]] && extra+=(--load-test-sources)
     # ...and every `foyer load` user refreshes and signs in from 127.0.0.1: lift the gateway's per-source limits too.
     [[ $name == gateway ]] && extra+=(--refresh-per-minute 100000 --sign-in-per-minute 100000)
-    # The HTTP API (docs/openapi.yaml) beside the binary listener.
-    [[ $name == gateway ]] && extra+=(--http-port 7480)
+    # The HTTP API (docs/openapi.yaml) beside the binary listener, and the web example at /example/; opened as
+    # http://localhost:7480/example/?api=http://127.0.0.1:7480 it calls the API from another origin (CORS).
+    [[ $name == gateway ]] && extra+=(--http-port 7480 --example-page examples/web/index.html
+        --cors-origins http://localhost:7480)
     # Local mode: email links go to identity's outbox instead of a mail server.
     [[ $name == identity ]] && extra+=(--local-mode --mailer outbox)
     # Every `foyer load` user links a password from 127.0.0.1: lift identity's per-source hashing budget here.
@@ -64,6 +66,7 @@ for entry in "${services[@]}"; do
     printf '  %-12s 127.0.0.1:%s   (log: %s/logs/%s.log)\n' "$name" "$port" "$FOYER_DATA_DIR" "$name"
 done
 printf '  %-12s http://127.0.0.1:7480   (the HTTP API; signing keys at /.well-known/jwks.json)\n' "gateway"
+printf '  %-12s http://127.0.0.1:7480/example/   (the web example: the guest journey in your browser)\n' ""
 
 cat <<EOM
 

@@ -5,10 +5,10 @@ import Darwin
 #endif
 
 /// Free ports on 127.0.0.1, and whether something listens on one.
-enum LoopbackPorts {
+public enum LoopbackPorts {
     /// `count` distinct ports the kernel had free a moment ago: each is bound to port 0 and read back, and all are
     /// held until every one is known, so they differ. Another process may still take one before a service binds it.
-    static func reserve(_ count: Int) throws(StackProcessesError) -> [Int] {
+    public static func reserve(_ count: Int) throws(StackProcessesError) -> [Int] {
         var sockets: [Int32] = []
         defer { for socket in sockets { close(socket) } }
         var ports: [Int] = []
@@ -34,7 +34,7 @@ enum LoopbackPorts {
     }
 
     /// Whether a TCP connection to 127.0.0.1:`port` is accepted (a refused connect on loopback answers at once).
-    static func accepts(_ port: Int) -> Bool {
+    public static func accepts(_ port: Int) -> Bool {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { return false }
         defer { close(descriptor) }
