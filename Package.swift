@@ -85,6 +85,9 @@ let package = Package(
             providers: [.apt(["libssl-dev"])]
         ),
         .target(name: "FoyerLZ4", dependencies: ["CFoyerLZ4"], path: "Shared/FoyerLZ4", swiftSettings: swiftSettings),
+        // LZ4 blocks in Swift alone (no C library, no other module), interchangeable with liblz4's; not used by
+        // the wire codec yet.
+        .target(name: "FoyerSwiftLZ4", path: "Shared/FoyerSwiftLZ4", swiftSettings: swiftSettings),
         .target(
             name: "FoyerCrypto",
             dependencies: ["CFoyerLibcrypto"],
@@ -300,6 +303,7 @@ let package = Package(
                 "FoyerStorage",
                 "FoyerIdentity",
                 "FoyerLZ4",
+                "FoyerSwiftLZ4",
                 "CFoyerLZ4",
                 sqlKit,
                 nioCore,
@@ -335,8 +339,12 @@ let package = Package(
             exclude: ["identity_check.py", "smtp_server.py"],
             swiftSettings: swiftSettings
         ),
-        // liblz4 directly as well: the codec is checked against the library's own compressor and decompressor.
-        .testTarget(name: "FoyerLZ4Tests", dependencies: ["FoyerLZ4", "CFoyerLZ4"], swiftSettings: swiftSettings),
+        // liblz4 directly as well: both codecs are checked against the library's own compressor and decompressor.
+        .testTarget(
+            name: "FoyerLZ4Tests",
+            dependencies: ["FoyerLZ4", "FoyerSwiftLZ4", "CFoyerLZ4"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "FoyerCryptoTests",
             dependencies: ["FoyerCrypto", "FoyerTestSupport"],

@@ -1,4 +1,3 @@
-import CFoyerLZ4
 import FoyerLZ4
 import Testing
 
@@ -17,13 +16,13 @@ struct LZ4Tests {
         let block = LZ4.compress(bytes)
         let bound = try #require(LZ4.compressBound(bytes.count))
         #expect(block.count <= bound)
-        #expect(try Self.liblz4Decompress(block, byteCount: bytes.count) == bytes)
+        #expect(Liblz4.decompress(block, byteCount: bytes.count) == bytes)
     }
 
     @Test("liblz4's blocks, at every acceleration, decode with ours to the same bytes", arguments: payloads)
     func liblz4BlocksDecodeWithOurs(name: String, bytes: [UInt8]) throws {
         for acceleration: Int32 in [1, 8, 65_537] {
-            let block = try Self.liblz4Compress(bytes, acceleration: acceleration)
+            let block = try #require(Liblz4.compress(bytes, acceleration: acceleration))
             #expect(try LZ4.decompress(block, uncompressedByteCount: bytes.count) == bytes)
         }
     }
@@ -86,41 +85,6 @@ struct LZ4Tests {
         #expect(throws: LZ4Error.corruptBlock) {
             try LZ4.decompress([0x14, 0x41, 0xFF, 0xFF, 0x00], uncompressedByteCount: 9)
         }
-    }
-
-    // MARK: liblz4 called directly
-
-    static func liblz4Compress(_ bytes: [UInt8], acceleration: Int32) throws -> [UInt8] {
-        var block = [UInt8](repeating: 0, count: Int(LZ4_compressBound(Int32(bytes.count))))
-        let written = bytes.withUnsafeBytes { source in
-            block.withUnsafeMutableBytes { destination in
-                LZ4_compress_fast(
-                    source.baseAddress!.assumingMemoryBound(to: CChar.self),
-                    destination.baseAddress!.assumingMemoryBound(to: CChar.self),
-                    Int32(source.count),
-                    Int32(destination.count),
-                    acceleration
-                )
-            }
-        }
-        try #require(written > 0)
-        return Array(block.prefix(Int(written)))
-    }
-
-    static func liblz4Decompress(_ block: [UInt8], byteCount: Int) throws -> [UInt8] {
-        var output = [UInt8](repeating: 0, count: byteCount)
-        let decoded = block.withUnsafeBytes { source in
-            output.withUnsafeMutableBytes { destination in
-                LZ4_decompress_safe(
-                    source.baseAddress!.assumingMemoryBound(to: CChar.self),
-                    destination.baseAddress!.assumingMemoryBound(to: CChar.self),
-                    Int32(source.count),
-                    Int32(destination.count)
-                )
-            }
-        }
-        try #require(decoded == byteCount)
-        return output
     }
 
     // MARK: Inputs

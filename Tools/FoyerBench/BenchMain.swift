@@ -78,6 +78,7 @@ struct BenchMain: AsyncParsableCommand {
         fflush(nil)  // each table as soon as it is measured, also when stdout is a file
         report.lz4 = LZ4Benchmark().run()
         report.printLZ4()
+        report.printSwiftLZ4()
         fflush(nil)  // each table as soon as it is measured, also when stdout is a file
         report.messageMix = MessageMix.run()
         report.printMessageMix()

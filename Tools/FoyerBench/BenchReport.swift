@@ -42,6 +42,33 @@ struct BenchReport: Codable {
         }
     }
 
+    func printSwiftLZ4() {
+        print("\nLZ4: the pure-Swift block codec (FoyerSwiftLZ4) beside liblz4, same inputs and block, MB/s")
+        let widths = [8, 10, 12, 12, 7, 12, 12, 7]
+        print(
+            BenchTable.row(
+                ["bytes", "→ bytes", "swift comp", "liblz4 comp", "ratio", "swift dec", "liblz4 dec", "ratio"],
+                widths: widths
+            )
+        )
+        for entry in lz4 {
+            print(
+                BenchTable.row(
+                    [
+                        "\(entry.payloadBytes)", "\(entry.swiftCompressedBytes)",
+                        String(format: "%.0f", entry.swiftCompressMBps),
+                        String(format: "%.0f", entry.liblz4CompressMBps),
+                        String(format: "%.2f", entry.swiftCompressMBps / entry.liblz4CompressMBps),
+                        String(format: "%.0f", entry.swiftDecompressMBps),
+                        String(format: "%.0f", entry.liblz4DecompressMBps),
+                        String(format: "%.2f", entry.swiftDecompressMBps / entry.liblz4DecompressMBps),
+                    ],
+                    widths: widths
+                )
+            )
+        }
+    }
+
     func printMessageMix() {
         print("\nBytes on the wire per message (frame header included), without and with LZ4")
         let widths = [26, 10, 10, 7]

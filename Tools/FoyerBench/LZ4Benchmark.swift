@@ -1,9 +1,11 @@
 import CFoyerLZ4
+import FoyerSwiftLZ4
 import FoyerWire
 import NIOCore
 
 /// The wire codec's LZ4 path (`BodyCompression`, on ByteBuffers, with its checks) against liblz4 called
-/// directly on preallocated buffers, for 256 B, 4 KiB and 64 KiB bodies of document-like data.
+/// directly on preallocated buffers, for 256 B, 4 KiB and 64 KiB bodies of document-like data; and the pure-Swift
+/// block codec (`FoyerSwiftLZ4`) on the same buffers, decoding the same liblz4 block, as a ratio to liblz4.
 struct LZ4Benchmark {
     static let sizes = [256, 4096, 65_536]
 
@@ -14,6 +16,10 @@ struct LZ4Benchmark {
         var liblz4CompressMBps: Double
         var codecDecompressMBps: Double
         var liblz4DecompressMBps: Double
+        /// The pure-Swift codec: its block's size, and its speeds on the same input and on liblz4's block.
+        var swiftCompressedBytes: Int
+        var swiftCompressMBps: Double
+        var swiftDecompressMBps: Double
     }
 
     /// Repeated, slightly varied JSON-like records: roughly what document bodies look like.
@@ -73,6 +79,7 @@ struct LZ4Benchmark {
                 }
             }
         }
+        let swift = Self.measureSwift(source: source, block: Array(block.prefix(blockLength)), iterations: iterations)
         let megabytes = Double(size * iterations) / 1_000_000
         return Row(
             payloadBytes: size,
@@ -80,8 +87,34 @@ struct LZ4Benchmark {
             codecCompressMBps: megabytes / codecCompress,
             liblz4CompressMBps: megabytes / directCompress,
             codecDecompressMBps: megabytes / codecDecompress,
-            liblz4DecompressMBps: megabytes / directDecompress
+            liblz4DecompressMBps: megabytes / directDecompress,
+            swiftCompressedBytes: swift.compressedBytes,
+            swiftCompressMBps: megabytes / swift.compressSeconds,
+            swiftDecompressMBps: megabytes / swift.decompressSeconds
         )
+    }
+
+    /// The pure-Swift codec on preallocated buffers: compressing `source`, and decoding liblz4's `block` of it.
+    private static func measureSwift(
+        source: [UInt8],
+        block: [UInt8],
+        iterations: Int
+    ) -> (compressedBytes: Int, compressSeconds: Double, decompressSeconds: Double) {
+        var output = [UInt8](repeating: 0, count: FoyerSwiftLZ4.LZ4.compressBound(source.count)!)
+        var restored = [UInt8](repeating: 0, count: source.count)
+        let compressedBytes = FoyerSwiftLZ4.LZ4.compress(source).count
+        let compress = time(iterations) {
+            source.withUnsafeBytes { input in
+                output.withUnsafeMutableBytes { output in _ = FoyerSwiftLZ4.LZ4.compress(input, into: output) }
+            }
+        }
+        let decompress = time(iterations) {
+            block.withUnsafeBytes { input in
+                restored.withUnsafeMutableBytes { output in try! FoyerSwiftLZ4.LZ4.decompress(input, into: output) }
+            }
+        }
+        precondition(restored == source, "the Swift codec must decode liblz4's block")
+        return (compressedBytes, compress, decompress)
     }
 
     /// Seconds taken by `iterations` runs of `body`.
