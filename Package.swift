@@ -214,6 +214,7 @@ let package = Package(
                 "FoyerRPC",
                 "FoyerWire",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 nioCore,
                 logging,
                 serviceLifecycle,

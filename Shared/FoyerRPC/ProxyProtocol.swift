@@ -112,7 +112,7 @@ final class ProxiedSource: Sendable {
 }
 
 /// What a PROXY protocol header says.
-enum ProxyHeader: Equatable {
+public enum ProxyHeader: Equatable, Sendable {
     /// The proxy relays a client at this address.
     case client(SocketAddress)
     /// The proxy's own connection (a v2 `LOCAL` health check) or an unknown protocol (`UNKNOWN`, v2 `UNSPEC`):
@@ -129,9 +129,17 @@ enum ProxyHeader: Equatable {
         let description: String
     }
 
+    /// Whether `bytes` may be the start of a header: they begin with the v2 signature or `PROXY ` (or with a part
+    /// of either, when fewer bytes have arrived). A listener where the header is optional reads a header only then.
+    public static func mayStart(_ bytes: ByteBufferView) -> Bool {
+        let v1Prefix = Array("PROXY ".utf8)
+        return bytes.prefix(v2Signature.count).elementsEqual(v2Signature.prefix(min(bytes.count, v2Signature.count)))
+            || bytes.prefix(v1Prefix.count).elementsEqual(v1Prefix.prefix(min(bytes.count, v1Prefix.count)))
+    }
+
     /// Reads one header from the front of `buffer`, consuming it; `nil` (and nothing consumed) if more bytes are
     /// needed. Throws on anything that is not a well-formed v1 or v2 header.
-    static func parse(_ buffer: inout ByteBuffer) throws -> ProxyHeader? {
+    public static func parse(_ buffer: inout ByteBuffer) throws -> ProxyHeader? {
         let available = buffer.readableBytesView
         let signatureLength = min(available.count, v2Signature.count)
         if available.prefix(signatureLength).elementsEqual(v2Signature.prefix(signatureLength)) {

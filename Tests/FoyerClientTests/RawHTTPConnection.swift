@@ -34,6 +34,11 @@ final class RawHTTPConnection: Sendable {
         try await channel.writeAndFlush(ByteBuffer(string: text))
     }
 
+    /// Sends bytes that need not be text (a PROXY protocol v2 header).
+    func send(bytes: [UInt8]) async throws {
+        try await channel.writeAndFlush(ByteBuffer(bytes: bytes))
+    }
+
     /// Everything the server sent until it closed the connection.
     func readUntilClosed() async throws -> String {
         try await channel.closeFuture.get()

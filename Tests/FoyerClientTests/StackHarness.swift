@@ -31,6 +31,8 @@ struct Stack: Sendable {
     let directory: URL
     /// The in-process gateway (its router serves the HTTP edge's tests).
     let gateway: GatewayService
+    /// identity's listener, for the tests of what happens when it goes away.
+    let identityServer: RPCServer
 
     /// A client of the gateway; the caller shuts it down.
     func client(
@@ -236,7 +238,8 @@ private func startStack<T: Sendable>(
                 cleanupPort: cleanupPort,
                 identityPort: identityPort,
                 directory: directory,
-                gateway: gateway
+                gateway: gateway,
+                identityServer: identity.server
             )
         )
     }

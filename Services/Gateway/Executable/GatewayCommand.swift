@@ -28,7 +28,7 @@ struct GatewayCommand: AsyncParsableCommand {
         help: """
             Comma-separated addresses or networks (CIDR) of load balancers that open every connection with a PROXY \
             protocol header (v1 or v2); the client address is taken from it for those connections only. On the HTTP \
-            listener, their Forwarded or X-Forwarded-For header names the client instead. \
+            listener the header is optional; without it, their Forwarded or X-Forwarded-For header names the client. \
             (env: FOYER_TRUSTED_PROXIES; default: none)
             """
     )

@@ -33,8 +33,11 @@ public struct GatewayHTTPConfiguration: Sendable {
     public var connectionsMax = 1024
     /// Most open connections from one client address (a trusted proxy's own are not limited, only the total is).
     public var connectionsPerSourceMax = 64
-    /// Load balancers whose `Forwarded` / `X-Forwarded-For` name the client; the headers of any other peer are
-    /// ignored. Empty (the default): the socket's peer is the client.
+    /// Time `/readyz` gives identity to answer its health check; past it, `/readyz` answers 503.
+    public var readinessTimeout: TimeAmount = .seconds(1)
+    /// Load balancers that name the client: by a PROXY protocol header (v1 or v2, optional) at the start of their
+    /// connections, else by `Forwarded` / `X-Forwarded-For`. A PROXY header from any other peer is a bad request,
+    /// and its `Forwarded` headers are ignored. Empty (the default): the socket's peer is the client.
     public var trustedProxies = TrustedProxies()
     /// How long clients may cache the JWKS: bounded by the gateway's published key-set lifetime.
     public var jwksMaxAgeSeconds = 300

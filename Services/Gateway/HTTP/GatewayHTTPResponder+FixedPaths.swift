@@ -41,12 +41,7 @@ extension GatewayHTTPResponder {
         case "/healthz":
             return Self.jsonResponse(["status": "serving"], status: 200)
         case "/readyz":
-            do {
-                _ = try await dispatcher.call(GatewayMethods.jwks, Empty())
-                return Self.jsonResponse(["status": "ready"], status: 200)
-            } catch {
-                throw HTTPProblem.unavailable("identity does not answer")
-            }
+            return try await readiness()
         case "/example/":
             return try file(
                 configuration.examplePagePath,
@@ -56,6 +51,18 @@ extension GatewayHTTPResponder {
         default:
             return try file(configuration.openAPIPath, contentType: "application/yaml", what: "OpenAPI document")
         }
+    }
+
+    /// 200 when identity itself answers its health check, serving, within `readinessTimeout`; 503 otherwise. Not
+    /// the JWKS, which the gateway may serve from its cache long after identity has gone.
+    private func readiness() async throws -> Response {
+        let health = try? await gateway.identity.call(
+            BuiltinMethods.health,
+            Empty(),
+            options: CallOptions(timeout: configuration.readinessTimeout)
+        )
+        guard health?.state == .serving else { throw HTTPProblem.unavailable("identity does not answer") }
+        return Self.jsonResponse(["status": "ready"], status: 200)
     }
 
     private func openIDConfiguration(_ request: Request) -> JSONValue {

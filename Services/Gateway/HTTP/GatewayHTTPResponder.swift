@@ -11,6 +11,8 @@ struct GatewayHTTPResponder: HTTPResponder {
     let gateway: GatewayService
     let configuration: GatewayHTTPConfiguration
     let logger: Logger
+    /// The clients PROXY headers named, per connection.
+    let proxiedClients: ProxiedClients
     let operations = HTTPOperations.all
 
     func respond(to request: Request, context: GatewayHTTPContext) async throws -> Response {
@@ -119,13 +121,14 @@ struct GatewayHTTPResponder: HTTPResponder {
         }
     }
 
-    /// The client's address: the peer, or what a trusted proxy says in `Forwarded` / `X-Forwarded-For`.
+    /// The client's address: the peer (the client a trusted proxy's PROXY header named, else the socket's peer), or
+    /// what that peer says in `Forwarded` / `X-Forwarded-For` if it is a trusted proxy itself.
     func clientAddress(_ request: Request, context: GatewayHTTPContext) -> SocketAddress? {
         func header(_ name: String) -> String? {
             request.headers.first { $0.name.canonicalName == name }?.value
         }
         return ClientAddress.resolve(
-            peer: context.remoteAddress,
+            peer: proxiedClients.address(of: context.connection) ?? context.remoteAddress,
             forwarded: header("forwarded"),
             xForwardedFor: header("x-forwarded-for"),
             trustedProxies: configuration.trustedProxies

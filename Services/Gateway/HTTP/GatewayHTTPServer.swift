@@ -1,5 +1,6 @@
 public import FoyerGateway
 import Hummingbird
+import HummingbirdCore
 public import Logging
 import NIOCore
 import NIOPosix
@@ -19,21 +20,34 @@ public final class GatewayHTTPServer: Service, Sendable {
             trustedProxies: configuration.trustedProxies
         )
         self.bound = bound
+        let clients = ProxiedClients()
+        let channelConfiguration = HTTP1Channel.Configuration(
+            additionalChannelHandlers: [SourceConnectionGuard(limiter: limiter)],
+            idleTimeout: .seconds(configuration.idleTimeoutSeconds),
+            httpDecoderConfiguration: .init(
+                maxHeaderFieldSize: configuration.headerByteCountMax,
+                maxHeaderListSize: configuration.headerByteCountMax,
+                maxHeaderFieldCount: configuration.headerFieldCountMax
+            )
+        )
+        let trustedProxies = configuration.trustedProxies
         application = Application(
-            responder: GatewayHTTPResponder(gateway: gateway, configuration: configuration, logger: logger),
-            // The one place the connection's channel is set up (HTTP/1.1, connection caps, header caps, idle
-            // timeout): TLS slots in here.
-            server: .http1(
-                configuration: .init(
-                    additionalChannelHandlers: [SourceConnectionGuard(limiter: limiter)],
-                    idleTimeout: .seconds(configuration.idleTimeoutSeconds),
-                    httpDecoderConfiguration: .init(
-                        maxHeaderFieldSize: configuration.headerByteCountMax,
-                        maxHeaderListSize: configuration.headerByteCountMax,
-                        maxHeaderFieldCount: configuration.headerFieldCountMax
-                    )
-                )
+            responder: GatewayHTTPResponder(
+                gateway: gateway,
+                configuration: configuration,
+                logger: logger,
+                proxiedClients: clients
             ),
+            // The one place the connection's channel is set up (a trusted proxy's PROXY header, HTTP/1.1,
+            // connection caps, header caps, idle timeout): TLS slots in here.
+            server: HTTPServerBuilder { responder in
+                ProxyProtocolChannel(
+                    base: HTTP1Channel(responder: responder, configuration: channelConfiguration),
+                    trustedProxies: trustedProxies,
+                    limiter: limiter,
+                    clients: clients
+                )
+            },
             configuration: ApplicationConfiguration(
                 address: .hostname(configuration.host, port: configuration.port),
                 serverName: nil

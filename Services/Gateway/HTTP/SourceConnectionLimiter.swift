@@ -3,7 +3,8 @@ import NIOCore
 import Synchronization
 
 /// Counts the HTTP listener's open connections, in all and per source (an IPv4 address or an IPv6 /64; a trusted
-/// proxy's connections count only in all), and refuses those over a limit: they are closed at once.
+/// proxy's connections count only in all, and against the client a PROXY header on them names), and refuses those
+/// over a limit: they are closed at once.
 final class SourceConnectionLimiter: Sendable {
     private struct Counts {
         var total = 0
@@ -35,6 +36,18 @@ final class SourceConnectionLimiter: Sendable {
         }
     }
 
+    /// Counts a connection from a trusted proxy, already admitted in all, against the client its PROXY header names;
+    /// returns the key to give the place back with (`releaseBehindProxy`), or nil when that source is at its cap.
+    /// A client that is itself a trusted proxy, or has no IP address, is not counted (`.some(nil)`).
+    func admitBehindProxy(_ client: SocketAddress) -> String?? {
+        guard !trustedProxies.contains(client), let source = Self.source(of: client) else { return .some(nil) }
+        return counts.withLock { counts -> String?? in
+            guard counts.bySource[source, default: 0] < connectionsPerSourceMax else { return .none }
+            counts.bySource[source, default: 0] += 1
+            return .some(source)
+        }
+    }
+
     /// The source a connection counts against, as on the binary listener: an IPv4 address (IPv4-mapped IPv6
     /// included), an IPv6 address's /64; nil for anything else (a Unix socket).
     static func source(of address: SocketAddress?) -> String? {
@@ -55,10 +68,19 @@ final class SourceConnectionLimiter: Sendable {
     func release(_ source: String?) {
         counts.withLock { counts in
             counts.total -= 1
-            guard let source else { return }
-            let left = counts.bySource[source, default: 1] - 1
-            counts.bySource[source] = left > 0 ? left : nil
+            if let source { Self.release(source, in: &counts) }
         }
+    }
+
+    /// Gives back the per-source place `admitBehindProxy` took (the connection's place in all is `release`'s).
+    func releaseBehindProxy(_ source: String?) {
+        guard let source else { return }
+        counts.withLock { Self.release(source, in: &$0) }
+    }
+
+    private static func release(_ source: String, in counts: inout Counts) {
+        let left = counts.bySource[source, default: 1] - 1
+        counts.bySource[source] = left > 0 ? left : nil
     }
 }
 

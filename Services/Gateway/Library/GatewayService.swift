@@ -20,6 +20,8 @@ public final class GatewayService: Sendable {
     public let router: RPCRouter
     /// The gateway's settings (issuer, caps) for the edges that need them.
     public let configuration: GatewayConfiguration
+    /// The client of identity (one of `clients`), for the HTTP edge's readiness check.
+    public let identity: RPCClient
 
     public static func make(
         configuration: GatewayConfiguration,
@@ -34,14 +36,22 @@ public final class GatewayService: Sendable {
         return GatewayService(
             server: RPCServer(configuration: server, router: router, logger: logger),
             clients: core.clients,
+            identity: core.identity,
             router: router,
             configuration: configuration
         )
     }
 
-    private init(server: RPCServer, clients: [RPCClient], router: RPCRouter, configuration: GatewayConfiguration) {
+    private init(
+        server: RPCServer,
+        clients: [RPCClient],
+        identity: RPCClient,
+        router: RPCRouter,
+        configuration: GatewayConfiguration
+    ) {
         self.server = server
         self.clients = clients
+        self.identity = identity
         self.router = router
         self.configuration = configuration
     }
