@@ -65,7 +65,7 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-kit.git", from: "2.17.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
-        // TLS for identity's SMTP mailer (STARTTLS and implicit TLS); identity's target only.
+        // TLS: the RPC runtime's listeners and clients, identity's SMTP mailer (STARTTLS and implicit TLS).
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         // The gateway's HTTP/JSON edge (FoyerGatewayHTTP and the gateway executable only).
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -112,6 +112,7 @@ let package = Package(
                 nioPosix,
                 logging,
                 serviceLifecycle,
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             path: "Shared/FoyerRPC",
             swiftSettings: swiftSettings
@@ -145,6 +146,7 @@ let package = Package(
                 logging,
                 serviceLifecycle,
                 nioCore,
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             path: "Shared/FoyerServiceKit",
             swiftSettings: swiftSettings
@@ -372,6 +374,7 @@ let package = Package(
                 nioCore,
                 nioPosix,
                 .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 logging,
                 serviceLifecycle,
             ],

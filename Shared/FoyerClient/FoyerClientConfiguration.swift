@@ -19,8 +19,24 @@ public struct FoyerClientConfiguration: Sendable {
     public var maxAttempts: Int = 3
     /// Connections kept to the gateway. Default 1 (an app makes few calls at once).
     public var connectionsMax: Int = 1
+    /// TLS to the gateway's binary listener; `nil` (the default): plaintext.
+    public var tls: TLS?
     /// The clock the access token's expiry is compared with (tests inject one).
     public var now: @Sendable () -> Date = { Date() }
+
+    /// TLS 1.2 or 1.3 to the gateway, its certificate verified.
+    public struct TLS: Sendable, Equatable {
+        /// A PEM file of the certificate authorities to trust (a private CA); `nil`: the system's trust store.
+        public var caFile: String?
+        /// The name sent as SNI and checked against the certificate; `nil`: `host`. A certificate that names the IP
+        /// address connected to is accepted too.
+        public var serverName: String?
+
+        public init(caFile: String? = nil, serverName: String? = nil) {
+            self.caFile = caFile
+            self.serverName = serverName
+        }
+    }
 
     public init(host: String = "127.0.0.1", port: Int = 7400) {
         self.host = host
@@ -76,6 +92,9 @@ public struct FoyerClientConfiguration: Sendable {
         configuration.maxAttempts = max(1, maxAttempts)
         configuration.connectTimeout = TimeAmount(connectTimeout)
         configuration.defaultCallTimeout = TimeAmount(callTimeout)
+        configuration.tls = tls.map { tls in
+            RPCClientTLS(trustRoots: tls.caFile.map { .caFile($0) } ?? .system, serverName: tls.serverName)
+        }
         return configuration
     }
 }

@@ -2,6 +2,7 @@ import FoyerWire
 import Logging
 import NIOCore
 import NIOPosix
+import NIOSSL
 import Synchronization
 
 /// One open, handshaken connection to an upstream, usable from any task.
@@ -47,10 +48,12 @@ final class ClientConnection: Sendable {
         self.responseBodyByteCountMax = Int(configuration.frameLengthMax) - FrameHeader.lengthCoveredByteCount
     }
 
-    /// Connects, sends the preface and HELLO, and waits for a valid HELLO_ACK.
+    /// Connects (through TLS with `tls`, the context built from `configuration.tls`), sends the preface and HELLO,
+    /// and waits for a valid HELLO_ACK.
     static func connect(
         configuration: RPCClientConfiguration,
         authenticator: HandshakeAuthenticator?,
+        tls: NIOSSLContext?,
         eventLoop: any EventLoop
     ) async throws -> ClientConnection {
         var hello = Hello(
@@ -71,6 +74,13 @@ final class ClientConnection: Sendable {
                 .channelOption(.socketOption(.tcp_nodelay), value: 1)
                 .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
+                        if let tls, let options = configuration.tls {
+                            let handler = try NIOSSLClientHandler(
+                                context: tls,
+                                serverHostname: options.sniName(host: configuration.host)
+                            )
+                            try channel.pipeline.syncOperations.addHandler(handler)
+                        }
                         let reader = FrameReader(
                             decoder: FrameDecoder(expectsPreface: false, frameLengthMax: configuration.frameLengthMax),
                             timeouts: .init(handshake: configuration.connectTimeout, slowFrame: .seconds(30))

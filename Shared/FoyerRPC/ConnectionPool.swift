@@ -1,6 +1,7 @@
 import FoyerWire
 import Logging
 import NIOCore
+import NIOSSL
 import Synchronization
 
 /// A small set of connections to one upstream.
@@ -28,6 +29,8 @@ final class ConnectionPool: Sendable {
 
     private let configuration: RPCClientConfiguration
     private let authenticator: HandshakeAuthenticator?
+    /// The TLS context every connection shares, built once; its error fails every connection attempt.
+    private let tls: Result<NIOSSLContext, RPCError>?
     private let eventLoopGroup: any EventLoopGroup
     private let logger: Logger
     private let state = Mutex(State())
@@ -35,6 +38,9 @@ final class ConnectionPool: Sendable {
     init(configuration: RPCClientConfiguration, eventLoopGroup: any EventLoopGroup, logger: Logger) {
         self.configuration = configuration
         self.authenticator = configuration.clusterSecret.map { HandshakeAuthenticator(secret: $0) }
+        self.tls = configuration.tls.map { tls in
+            Result { try tls.makeContext() }.mapError { $0 as? RPCError ?? RPCError(.invalidArgument, "\($0)") }
+        }
         self.eventLoopGroup = eventLoopGroup
         self.logger = logger
     }
@@ -91,6 +97,7 @@ final class ConnectionPool: Sendable {
             let connection = try await ClientConnection.connect(
                 configuration: configuration,
                 authenticator: authenticator,
+                tls: try tls?.get(),
                 eventLoop: promise.futureResult.eventLoop
             )
             let closed = state.withLock { state in

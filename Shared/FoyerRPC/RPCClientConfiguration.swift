@@ -10,6 +10,8 @@ public struct RPCClientConfiguration: Sendable {
     public var peerName: String
     /// The cluster secret to prove in the handshake; `nil` for a server that asks no proof (the gateway).
     public var clusterSecret: ClusterSecret?
+    /// TLS to the server; `nil` (the default): plaintext.
+    public var tls: RPCClientTLS?
     /// Connections kept to the upstream; calls go to the least loaded one.
     public var connectionsMax: Int = 2
     /// In-flight requests asked for per connection (the server may grant fewer); more wait in a local queue.

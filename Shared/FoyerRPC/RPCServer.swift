@@ -2,6 +2,7 @@ import FoyerWire
 public import Logging
 public import NIOCore
 public import NIOPosix
+import NIOSSL
 public import ServiceLifecycle
 import Synchronization
 
@@ -71,6 +72,7 @@ public final class RPCServer: Service, Sendable {
             metadata: [
                 "server.address": "\(serverChannel.channel.localAddress!)",
                 "server.authentication": "\(configuration.clusterSecret == nil ? "none" : "cluster-secret")",
+                "server.tls": "\(configuration.tls == nil ? "off" : "on")",
             ]
         )
         try await withGracefulShutdownHandler {
@@ -128,8 +130,8 @@ public final class RPCServer: Service, Sendable {
     }
 
     /// Sets up a connection just accepted, on its event loop: counts it (`ServerCore.admit`), then the PROXY header
-    /// reader if it comes from a trusted proxy, and the frame reader. A refused connection gets the frame reader
-    /// only; `serve` answers it with GOAWAY and closes it.
+    /// reader if it comes from a trusted proxy, the TLS handler if the server has TLS, and the frame reader. A
+    /// refused connection gets the frame reader only; `serve` answers it with GOAWAY and closes it.
     private static func configure(_ channel: any Channel, core: ServerCore) throws -> AcceptedConnection {
         let configuration = core.configuration
         let fromTrustedProxy = configuration.trustedProxies.contains(channel.remoteAddress)
@@ -148,6 +150,9 @@ public final class RPCServer: Service, Sendable {
             break
         case .failure(let refused):
             refusal = refused
+        }
+        if refusal == nil, let tls = configuration.tls {
+            try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls))
         }
         let reader = FrameReader(
             decoder: FrameDecoder(expectsPreface: true, frameLengthMax: configuration.frameLengthMax),

@@ -1,5 +1,6 @@
 import FoyerWire
 public import NIOCore
+public import NIOSSL
 
 /// Everything an `RPCServer` can be told, with the defaults a service gets unless it says otherwise.
 public struct RPCServerConfiguration: Sendable {
@@ -27,6 +28,10 @@ public struct RPCServerConfiguration: Sendable {
     /// Load balancers whose connections start with a PROXY protocol header (v1 or v2) naming the client; for
     /// those, `RPCContext.peerAddress` is the header's address. Empty (the default): no header is accepted.
     public var trustedProxies = TrustedProxies()
+    /// TLS on every accepted connection (see `TLSSettings.makeServerContext()`); `nil` (the default): plaintext. The
+    /// connection limits and the PROXY header come before the TLS handshake; a connection refused for a limit is
+    /// answered GOAWAY in plaintext and closed without one.
+    public var tls: NIOSSLContext?
     /// Whether LZ4 is offered, and the body size from which it is used.
     public var compressionEnabled: Bool = true
     public var compressionThreshold: Int = BodyCompression.defaultThreshold

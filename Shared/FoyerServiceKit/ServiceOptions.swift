@@ -69,6 +69,17 @@ public struct ServiceOptions: ParsableArguments, Sendable {
     )
     public var maxConnectionsPerSource: Int?
 
+    @Option(
+        help: """
+            PEM certificate chain (leaf first) for the RPC listener, which then speaks TLS 1.2/1.3 only; needs \
+            --tls-key. (env: FOYER_TLS_CERTIFICATE; default: none, plaintext)
+            """
+    )
+    public var tlsCertificate: String?
+
+    @Option(help: "PEM private key of --tls-certificate. (env: FOYER_TLS_KEY; default: none)")
+    public var tlsKey: String?
+
     @Flag(help: "Call the health method of a running instance at --host/--port and exit 0 if it serves.")
     public var checkHealth = false
 
@@ -131,6 +142,24 @@ public struct ServiceOptions: ParsableArguments, Sendable {
                 .positive("--max-connections-per-source", "FOYER_MAX_CONNECTIONS_PER_SOURCE")
             ) ?? defaults.maxConnectionsPerSource
         return (total, perSource)
+    }
+
+    /// The listener's certificate and key; `nil` (plaintext) unless both are given.
+    /// - Throws: `ValidationError` when only one of the two is given.
+    public func resolvedTLS() throws -> TLSSettings? {
+        let settings = SettingsReader()
+        let certificate = try settings.value(tlsCertificate, .text("--tls-certificate", "FOYER_TLS_CERTIFICATE"))
+        let key = try settings.value(tlsKey, .text("--tls-key", "FOYER_TLS_KEY"))
+        switch (certificate, key) {
+        case (nil, nil):
+            return nil
+        case (let certificate?, let key?):
+            return TLSSettings(certificatePath: certificate, keyPath: key)
+        default:
+            throw ValidationError(
+                "--tls-certificate / FOYER_TLS_CERTIFICATE and --tls-key / FOYER_TLS_KEY must be given together"
+            )
+        }
     }
 
     public func resolvedLogLevel() throws -> Logger.Level {

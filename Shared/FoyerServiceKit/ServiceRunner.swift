@@ -40,12 +40,14 @@ public enum ServiceRunner {
         try await close()
     }
 
-    /// Calls the built-in `health` method of the server at `host:port`; `true` if it answers "serving".
+    /// Calls the built-in `health` method of the server at `host:port` (through `tls` if given); `true` if it answers
+    /// "serving".
     public static func checkHealth(
         host: String,
         port: Int,
         service: String,
         secret: ClusterSecret?,
+        tls: RPCClientTLS? = nil,
         logger: Logger
     ) async -> Bool {
         var configuration = RPCClientConfiguration(
@@ -55,6 +57,7 @@ public enum ServiceRunner {
             peerName: "health-check",
             clusterSecret: secret
         )
+        configuration.tls = tls
         configuration.maxAttempts = 1
         configuration.connectionsMax = 1
         let client = RPCClient(configuration: configuration, logger: logger)

@@ -3,6 +3,7 @@ public import FoyerRPC
 public import FoyerStorage
 public import Logging
 import NIOCore
+public import NIOSSL
 import SQLKit
 
 /// What every executable works out from its options before it builds its service: logging, the listener's
@@ -18,6 +19,11 @@ public struct ServiceStartup: Sendable {
     public let drainSeconds: Int
     /// The listener's connection limits, in all and per source.
     public let connectionLimits: (total: Int, perSource: Int)
+    /// The listener's certificate and key (`--tls-certificate`, `--tls-key`); `nil`: plaintext. Other listeners of
+    /// the executable (the gateway's HTTP one) build their TLS configuration from it.
+    public let tls: TLSSettings?
+    /// The RPC listener's TLS context, built from `tls` at start-up (so a bad file stops the start).
+    public let tlsContext: NIOSSLContext?
     /// The clock to give the service's configuration (see ``ServiceClock``).
     public let now: @Sendable () -> Date
 
@@ -37,6 +43,12 @@ public struct ServiceStartup: Sendable {
         self.database = try options.resolvedDatabase(service: service)
         self.drainSeconds = try options.resolvedDrainTimeout()
         self.connectionLimits = try options.resolvedConnectionLimits()
+        self.tls = try options.resolvedTLS()
+        do {
+            self.tlsContext = try tls?.makeServerContext()
+        } catch let error as RPCError {
+            throw ServiceKitError(error.message)
+        }
         self.now = try ServiceClock.make()
     }
 
@@ -76,6 +88,7 @@ public struct ServiceStartup: Sendable {
         configuration.drainTimeout = .seconds(Int64(drainSeconds))
         configuration.maxConnections = connectionLimits.total
         configuration.maxConnectionsPerSource = connectionLimits.perSource
+        configuration.tls = tlsContext
         return configuration
     }
 
@@ -102,6 +115,12 @@ public struct ServiceStartup: Sendable {
         return (host, port)
     }
 
+    /// TLS for asking this instance about its health: on when the listener has it, without verifying the
+    /// certificate (the instance is on this host, and it is asked nothing secret).
+    public var healthCheckTLS: RPCClientTLS? {
+        tls.map { _ in RPCClientTLS(trustRoots: .anyCertificate) }
+    }
+
     /// For `--check-health`: asks the running instance at host:port whether it serves.
     public func checkHealth() async -> Bool {
         let target = host == "0.0.0.0" ? "127.0.0.1" : host == "::" ? "::1" : host
@@ -110,6 +129,7 @@ public struct ServiceStartup: Sendable {
             port: port,
             service: service,
             secret: clusterSecret,
+            tls: healthCheckTLS,
             logger: logger
         )
     }

@@ -127,6 +127,8 @@ struct StackOptions: Sendable {
         limits.emailLinkCompletion = RateLimit(perMinute: 100_000, burst: 100_000)
         return limits
     }()
+    /// The certificate and key of the gateway's binary listener; `nil`: plaintext.
+    var gatewayTLS: TLSSettings?
 }
 
 /// Runs `body` with the whole stack started, and stops and deletes it afterwards.
@@ -222,9 +224,11 @@ private func startStack<T: Sendable>(
         gatewayConfiguration.accessTokenClockSkew = options.gatewayClockSkew
         gatewayConfiguration.trustClientSourceForLoadTests = options.loadTestSources
         gatewayConfiguration.sourceLimits = options.sourceLimits
+        var gatewayServer = RPCServerConfiguration(serviceName: "gateway", clusterSecret: nil)
+        gatewayServer.tls = try options.gatewayTLS?.makeServerContext()
         let gateway = GatewayService.make(
             configuration: gatewayConfiguration,
-            server: RPCServerConfiguration(serviceName: "gateway", clusterSecret: nil),
+            server: gatewayServer,
             logger: TestLogging.logger("foyer.test.gateway")
         )
         closer.add { for client in gateway.clients { await client.shutdown() } }

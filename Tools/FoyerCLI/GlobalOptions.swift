@@ -15,6 +15,25 @@ struct GlobalOptions: ParsableArguments {
     )
     var gateway: String?
 
+    @Flag(
+        name: .long,
+        help: ArgumentHelp(
+            "Speak TLS to the gateway, verifying its certificate against the system's CAs or --ca-file.",
+            discussion: "Env: FOYER_TLS=1. Implied by --ca-file."
+        )
+    )
+    var tls = false
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "A PEM file of the certificate authorities to trust for the gateway's certificate; implies --tls.",
+            discussion: "Env: FOYER_CA_FILE. Default: the system's trust store.",
+            valueName: "file"
+        )
+    )
+    var caFile: String?
+
     @Option(
         name: .long,
         help: ArgumentHelp(
@@ -58,12 +77,17 @@ struct GlobalOptions: ParsableArguments {
         return logger
     }
 
-    /// The gateway to call: the flag, else FOYER_GATEWAY, else the session file's, else 127.0.0.1:7400.
+    /// The gateway to call: the flag, else FOYER_GATEWAY, else the session file's, else 127.0.0.1:7400; through TLS
+    /// with `--tls`, `--ca-file`, FOYER_TLS=1 or FOYER_CA_FILE.
     func clientConfiguration(stored: StoredSession?) throws(FoyerError) -> FoyerClientConfiguration {
         let address = gateway ?? Self.environment("FOYER_GATEWAY") ?? stored?.gateway ?? "127.0.0.1:7400"
         var configuration = try FoyerClientConfiguration(address: address)
         configuration.peerName = "foyer-cli"
         configuration.callTimeout = .seconds(max(1, timeout))
+        let caFile = caFile ?? Self.environment("FOYER_CA_FILE")
+        if tls || Self.environment("FOYER_TLS") == "1" || caFile != nil {
+            configuration.tls = FoyerClientConfiguration.TLS(caFile: caFile)
+        }
         return configuration
     }
 }

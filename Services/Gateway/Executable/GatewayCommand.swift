@@ -116,6 +116,7 @@ struct GatewayCommand: AsyncParsableCommand {
                 port: startup.port,
                 service: "gateway",
                 secret: nil,
+                tls: startup.healthCheckTLS,
                 logger: startup.logger
             )
             throw ExitCode(healthy ? 0 : 1)
