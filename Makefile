@@ -9,14 +9,14 @@ CONFIGURATION ?= debug
 BENCH_FLAGS ?=
 BENCH_GRPC ?= 1
 FUZZ_SECONDS ?= 60
-DEB_PACKAGES := liblz4-dev libssl-dev libsqlite3-dev postgresql pkg-config chromium openssl
+DEB_PACKAGES := liblz4-dev libssl-dev libsqlite3-dev postgresql pkg-config chromium openssl curl
 
 .PHONY: help
 help: ## List the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  \033[36m%-10s\033[0m %s\n", $$1, $$2}'
 
 .PHONY: deps
-deps: ## Install what is missing: liblz4, libssl, libsqlite3, PostgreSQL, Chromium, openssl; Python's cryptography, PyJWT, PyYAML, check-jsonschema, aiosmtpd, openapi-spec-validator
+deps: ## Install what is missing: liblz4, libssl, libsqlite3, PostgreSQL, Chromium, openssl, curl; Python's cryptography, PyJWT, PyYAML, check-jsonschema, aiosmtpd, openapi-spec-validator
 	@command -v $(SWIFT) >/dev/null || { echo "Swift 6 is required (https://www.swift.org/install)"; exit 1; }
 	@missing=$$(for p in $(DEB_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	if [ -n "$$missing" ]; then \

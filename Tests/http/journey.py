@@ -2,6 +2,7 @@
 """The guest journey over Foyer's HTTP API, driven by a client that is not Foyer's.
 
     python3 Tests/http/journey.py http://127.0.0.1:7480 [--spec docs/openapi.yaml] [--audience foyer-app]
+    python3 Tests/http/journey.py https://127.0.0.1:7480 --ca-file ca.pem
 
 Guest; 20 puts; the 21st refused with problem+json and its numbers; link an email and password; the 21st
 accepted; same uid; a second guest links the same email with onConflict merge and its document moves; then every
@@ -24,7 +25,9 @@ import json
 import os
 import secrets
 import sys
+import ssl
 import urllib.error
+import urllib.request
 
 sys.dont_write_bytecode = True  # no __pycache__ beside the sources when openapi_client is imported
 
@@ -37,6 +40,7 @@ except ImportError as missing:
     sys.exit(3)
 
 GUEST_DOCUMENT_LIMIT = 20
+SSL_CONTEXT = None  # set from --ca-file: PyJWKClient makes its own context unless given one
 
 
 def expect_status(response, status, what):
@@ -81,7 +85,7 @@ class TokenVerifier:
         expect("max-age=" in cache_control, f"jwks.json Cache-Control {cache_control!r} has no max-age")
         self.issuer = discovery["issuer"]
         self.audience = discovery.get("audience", audience)
-        self.keys = jwt.PyJWKClient(discovery["jwks_uri"], cache_keys=True)
+        self.keys = jwt.PyJWKClient(discovery["jwks_uri"], cache_keys=True, ssl_context=SSL_CONTEXT)
 
     def claims(self, token):
         key = self.keys.get_signing_key_from_jwt(token)
@@ -365,7 +369,16 @@ def main():
         help="the OpenAPI document to check answers against (default: docs/openapi.yaml)",
     )
     parser.add_argument("--audience", default="foyer-app", help="the access tokens' audience (default foyer-app)")
+    parser.add_argument(
+        "--ca-file",
+        help="PEM certificates to trust for an https:// base URL (a private CA); default: the system's trust store",
+    )
     arguments = parser.parse_args()
+    if arguments.ca_file:
+        # The OpenAPI client's urlopen goes through this opener; PyJWKClient takes the context itself.
+        global SSL_CONTEXT
+        SSL_CONTEXT = ssl.create_default_context(cafile=arguments.ca_file)
+        urllib.request.install_opener(urllib.request.build_opener(urllib.request.HTTPSHandler(context=SSL_CONTEXT)))
     client = Client(arguments.base_url, OpenAPIDocument(arguments.spec))
     try:
         summary = run(

@@ -159,8 +159,12 @@ struct GatewayCommand: AsyncParsableCommand {
         var services = gateway.services
         if var http = try httpConfiguration(startup, settings) {
             http.trustedProxies = server.trustedProxies
+            http.tls = startup.tls
             services.append(GatewayHTTPServer(gateway: gateway, configuration: http, logger: startup.logger))
-            startup.logger.info("serving HTTP", metadata: ["http.host": "\(http.host)", "http.port": "\(http.port)"])
+            startup.logger.info(
+                http.tls == nil ? "serving HTTP" : "serving HTTPS",
+                metadata: ["http.host": "\(http.host)", "http.port": "\(http.port)"]
+            )
         }
         try await ServiceRunner.run(services: services, logger: startup.logger)
     }

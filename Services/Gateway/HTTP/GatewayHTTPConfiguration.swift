@@ -39,6 +39,10 @@ public struct GatewayHTTPConfiguration: Sendable {
     /// connections, else by `Forwarded` / `X-Forwarded-For`. A PROXY header from any other peer is a bad request,
     /// and its `Forwarded` headers are ignored. Empty (the default): the socket's peer is the client.
     public var trustedProxies = TrustedProxies()
+    /// The listener's certificate and key: HTTPS with TLS 1.2 or 1.3, HTTP/2 or HTTP/1.1 as ALPN agrees (a client
+    /// that offers no ALPN gets HTTP/1.1); a plaintext request is refused. nil (the default): plaintext HTTP/1.1.
+    /// The files are read when the listener starts.
+    public var tls: TLSSettings?
     /// How long clients may cache the JWKS: bounded by the gateway's published key-set lifetime.
     public var jwksMaxAgeSeconds = 300
 

@@ -70,7 +70,8 @@ extension GatewayHTTPResponder {
         if let publicURL = configuration.publicURL {
             base = publicURL.hasSuffix("/") ? String(publicURL.dropLast()) : publicURL
         } else {
-            base = "http://" + (request.head.authority ?? "\(configuration.host):\(configuration.port)")
+            let scheme = configuration.tls == nil ? "http://" : "https://"
+            base = scheme + (request.head.authority ?? "\(configuration.host):\(configuration.port)")
         }
         return [
             "issuer": .string(gateway.configuration.issuer),

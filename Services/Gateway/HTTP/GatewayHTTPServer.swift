@@ -1,13 +1,15 @@
 public import FoyerGateway
 import Hummingbird
 import HummingbirdCore
+import HummingbirdHTTP2
 public import Logging
 import NIOCore
 import NIOPosix
 public import ServiceLifecycle
 
 /// The gateway's HTTP/JSON listener: a Service to run beside the binary listener, dispatching every operation
-/// to the same gateway handlers (`GatewayService.router`).
+/// to the same gateway handlers (`GatewayService.router`). Plaintext HTTP/1.1, or HTTPS with HTTP/2 and HTTP/1.1
+/// when the configuration has `tls`.
 public final class GatewayHTTPServer: Service, Sendable {
     private let application: Application<GatewayHTTPResponder>
     private let bound: EventLoopPromise<Int>
@@ -21,8 +23,9 @@ public final class GatewayHTTPServer: Service, Sendable {
         )
         self.bound = bound
         let clients = ProxiedClients()
+        // The connection guard sits on the connection (`ProxyProtocolChannel`), not here: on HTTP/2 these handlers
+        // are each stream's.
         let channelConfiguration = HTTP1Channel.Configuration(
-            additionalChannelHandlers: [SourceConnectionGuard(limiter: limiter)],
             idleTimeout: .seconds(configuration.idleTimeoutSeconds),
             httpDecoderConfiguration: .init(
                 maxHeaderFieldSize: configuration.headerByteCountMax,
@@ -31,6 +34,9 @@ public final class GatewayHTTPServer: Service, Sendable {
             )
         )
         let trustedProxies = configuration.trustedProxies
+        let tls = configuration.tls
+        let idleTimeout = Duration.seconds(configuration.idleTimeoutSeconds)
+        let idleSeconds = configuration.idleTimeoutSeconds
         application = Application(
             responder: GatewayHTTPResponder(
                 gateway: gateway,
@@ -38,14 +44,31 @@ public final class GatewayHTTPServer: Service, Sendable {
                 logger: logger,
                 proxiedClients: clients
             ),
-            // The one place the connection's channel is set up (a trusted proxy's PROXY header, HTTP/1.1,
-            // connection caps, header caps, idle timeout): TLS slots in here.
+            // The one place the connection's channel is set up: a trusted proxy's PROXY header, then TLS (when
+            // configured; ALPN picks HTTP/2 or HTTP/1.1), then HTTP; connection caps, header caps, idle timeout.
             server: HTTPServerBuilder { responder in
-                ProxyProtocolChannel(
-                    base: HTTP1Channel(responder: responder, configuration: channelConfiguration),
+                guard let tls else {
+                    return ProxyProtocolChannel(
+                        base: HTTP1Channel(responder: responder, configuration: channelConfiguration),
+                        trustedProxies: trustedProxies,
+                        limiter: limiter,
+                        clients: clients,
+                        tlsHandshakeTimeout: nil
+                    )
+                }
+                return ProxyProtocolChannel(
+                    base: try HTTP2UpgradeChannel(
+                        tlsConfiguration: try tls.makeServerConfiguration(),
+                        configuration: HTTP2ChannelConfiguration(
+                            idleTimeout: idleTimeout,
+                            streamConfiguration: channelConfiguration
+                        ),
+                        responder: responder
+                    ),
                     trustedProxies: trustedProxies,
                     limiter: limiter,
-                    clients: clients
+                    clients: clients,
+                    tlsHandshakeTimeout: .seconds(idleSeconds)
                 )
             },
             configuration: ApplicationConfiguration(

@@ -1,0 +1,48 @@
+import Foundation
+import FoyerTestSupport
+import Testing
+
+/// `Tests/http/journey.py` once more, over HTTPS: the real gateway executable given `FOYER_TLS_CERTIFICATE` and
+/// `FOYER_TLS_KEY` (a CA made for the test by `scripts/make-dev-certs.sh`) serves its HTTP listener with TLS, and
+/// the script (Python's urllib and PyJWT's PyJWKClient, trusting that CA through `--ca-file`) walks the whole
+/// journey and every documented operation through it.
+@Suite("The journey over HTTPS, from outside (SQLite)")
+struct HTTPJourneyTLSTests {
+    /// What the script prints on stdout when the journey passed.
+    private struct Summary: Decodable {
+        var passed: Bool
+        var uid: String
+        var email: String
+        var mergedGuest: String
+    }
+
+    /// `Tests/http/journey.py`, next to this target's folder.
+    private static let script = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("http").appendingPathComponent("journey.py")
+
+    @Test("the HTTP journey over TLS against the gateway executable with a certificate")
+    func journeyOverTLS() async throws {
+        let certificates = try DevCertificates.make()
+        defer { certificates.remove() }
+        var options = RunningStackOptions(gatewayHTTP: true)
+        options.environment[.gateway] = [
+            "FOYER_TLS_CERTIFICATE": certificates.server.certificatePath,
+            "FOYER_TLS_KEY": certificates.server.keyPath,
+        ]
+        try await withRunningStack(options) { stack in
+            let baseURL = "https://127.0.0.1:\(stack.processes.httpPort)"
+            let output = try await PythonScript.run(
+                Self.script,
+                arguments: [baseURL, "--ca-file", certificates.caFile],
+                input: Data(),
+                missingPackages: [3: "run `make deps` to install PyYAML, PyJWT and openapi-spec-validator"],
+                timeout: .seconds(300)
+            )
+            let summary = try JSONDecoder().decode(Summary.self, from: output)
+            #expect(summary.passed)
+            try await expectGone(summary.uid, emails: [summary.email], stack)
+            try await expectGone(summary.mergedGuest, stack)
+        }
+    }
+}
