@@ -44,24 +44,29 @@ extension GatewayHTTPResponder {
             return try await readiness()
         case "/example/":
             return try file(
-                configuration.examplePagePath,
+                files.examplePage,
                 contentType: "text/html; charset=utf-8",
                 what: "example page"
             )
         default:
-            return try file(configuration.openAPIPath, contentType: "application/yaml", what: "OpenAPI document")
+            return try file(files.openAPIDocument, contentType: "application/yaml", what: "OpenAPI document")
         }
     }
 
     /// 200 when identity itself answers its health check, serving, within `readinessTimeout`; 503 otherwise. Not
-    /// the JWKS, which the gateway may serve from its cache long after identity has gone.
+    /// the JWKS, which the gateway may serve from its cache long after identity has gone. The path needs no
+    /// credentials, so requests arriving while a check is under way share it: identity sees at most one readiness
+    /// call at a time from this listener, however many clients ask.
     private func readiness() async throws -> Response {
-        let health = try? await gateway.identity.call(
-            BuiltinMethods.health,
-            Empty(),
-            options: CallOptions(timeout: configuration.readinessTimeout)
-        )
-        guard health?.state == .serving else { throw HTTPProblem.unavailable("identity does not answer") }
+        let ready = try await readinessChecks.run(0) {
+            let health = try? await gateway.identity.call(
+                BuiltinMethods.health,
+                Empty(),
+                options: CallOptions(timeout: configuration.readinessTimeout)
+            )
+            return health?.state == .serving
+        }
+        guard ready else { throw HTTPProblem.unavailable("identity does not answer") }
         return Self.jsonResponse(["status": "ready"], status: 200)
     }
 
@@ -82,13 +87,11 @@ extension GatewayHTTPResponder {
         ]
     }
 
-    /// A file the gateway was told to serve, read anew on each request; 404 when none was configured or it cannot
-    /// be read.
-    private func file(_ path: String?, contentType: String, what: String) throws -> Response {
-        guard let path, let contents = FileManager.default.contents(atPath: path) else {
-            throw HTTPProblem.notFound("this gateway serves no \(what)")
-        }
-        var response = Response(status: .ok, body: ResponseBody(byteBuffer: ByteBuffer(bytes: contents)))
+    /// A file the gateway was told to serve, as read when the listener was set up; 404 when none was configured or
+    /// it could not be read.
+    private func file(_ contents: ByteBuffer?, contentType: String, what: String) throws -> Response {
+        guard let contents else { throw HTTPProblem.notFound("this gateway serves no \(what)") }
+        var response = Response(status: .ok, body: ResponseBody(byteBuffer: contents))
         response.headers[.contentType] = contentType
         return response
     }

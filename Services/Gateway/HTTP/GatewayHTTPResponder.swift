@@ -13,7 +13,11 @@ struct GatewayHTTPResponder: HTTPResponder {
     let logger: Logger
     /// The clients PROXY headers named, per connection.
     let proxiedClients: ProxiedClients
+    /// The OpenAPI document and the example page, read once when the listener is set up rather than from disk on
+    /// every unauthenticated request.
+    let files: ServedFiles
     let operations = HTTPOperations.all
+    let readinessChecks = SingleFlight<Int, Bool>()
 
     func respond(to request: Request, context: GatewayHTTPContext) async throws -> Response {
         let origin = request.headers[.origin].flatMap { configuration.corsOrigins.contains($0) ? $0 : nil }

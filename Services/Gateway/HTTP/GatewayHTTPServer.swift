@@ -42,7 +42,8 @@ public final class GatewayHTTPServer: Service, Sendable {
                 gateway: gateway,
                 configuration: configuration,
                 logger: logger,
-                proxiedClients: clients
+                proxiedClients: clients,
+                files: ServedFiles(configuration)
             ),
             // The one place the connection's channel is set up: a trusted proxy's PROXY header, then TLS (when
             // configured; ALPN picks HTTP/2 or HTTP/1.1), then HTTP; connection caps, header caps, idle timeout.

@@ -5,17 +5,17 @@ import Synchronization
 /// call to identity).
 ///
 /// A follower whose leader was cancelled does not inherit the cancellation: it tries again, and may lead itself.
-final class SingleFlight<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+public final class SingleFlight<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     private typealias Waiter = CheckedContinuation<Value?, any Error>
     private let waiting = Mutex<[Key: [Waiter]]>([:])
 
-    init() {}
+    public init() {}
 
     /// Callers waiting for work another caller runs.
     var waiterCount: Int { waiting.withLock { $0.values.reduce(0) { $0 + $1.count } } }
 
     /// The result of `work` for `key`, run here or by the caller already running it.
-    func run(_ key: Key, _ work: () async throws -> Value) async throws -> Value {
+    public func run(_ key: Key, _ work: () async throws -> Value) async throws -> Value {
         while true {
             let leads = waiting.withLock { waiting in
                 guard waiting[key] == nil else { return false }
