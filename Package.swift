@@ -4,6 +4,12 @@
 //
 // Dependencies point one way: services -> RPC runtime -> wire protocol, LZ4, crypto, storage -> NIOCore
 // and the C shims. Each C library has one `.systemLibrary` target and exactly one Swift target that wraps it.
+// FoyerClient's dependency closure holds no system library (it must build for iOS): LZ4 in Swift, SHA-256 and
+// HMAC from swift-crypto, random bytes from the standard library; the services add liblz4 and libcrypto
+// (FoyerDeploymentTests checks it).
+// Platforms: iOS 16 is what an app needs to build FoyerClient's closure, which uses no `Synchronization` (locks
+// and atomics from NIOConcurrencyHelpers and swift-atomics; FoyerDeploymentTests checks it). The services use
+// `Synchronization.Mutex` and need macOS 15; `platforms` is per package, so a macOS app needs macOS 15 as well.
 import PackageDescription
 
 let swiftSettings: [SwiftSetting] = [
@@ -19,6 +25,7 @@ let serviceLifecycle: Target.Dependency = .product(name: "ServiceLifecycle", pac
 let sqlKit: Target.Dependency = .product(name: "SQLKit", package: "sql-kit")
 let argumentParser: Target.Dependency = .product(name: "ArgumentParser", package: "swift-argument-parser")
 let histogram: Target.Dependency = .product(name: "Histogram", package: "hdrhistogram-swift")
+let swiftCrypto: Target.Dependency = .product(name: "Crypto", package: "swift-crypto")
 
 /// What a service that keeps a store and answers RPC needs; its tests add the service and FoyerTestSupport.
 let storeService: [Target.Dependency] = [
@@ -37,7 +44,7 @@ func serviceExecutable(_ name: String, library: String, path: String) -> Target 
 
 let package = Package(
     name: "Foyer",
-    platforms: [.macOS(.v15)],
+    platforms: [.macOS(.v15), .iOS(.v16)],
     products: [
         .library(name: "FoyerWire", targets: ["FoyerWire"]),
         .library(name: "FoyerRPC", targets: ["FoyerRPC"]),
@@ -67,6 +74,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         // TLS: the RPC runtime's listeners and clients, identity's SMTP mailer (STARTTLS and implicit TLS).
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        // SHA-256, HMAC-SHA256 for the RPC handshake and the client (no system library; CryptoKit on Apple platforms).
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
+        // Atomics for the RPC runtime, which FoyerClient builds on iOS 16 (where `Synchronization.Atomic` is missing).
+        .package(url: "https://github.com/apple/swift-atomics.git", from: "1.3.0"),
         // The gateway's HTTP/JSON edge (FoyerGatewayHTTP and the gateway executable only).
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
     ],
@@ -84,21 +95,33 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
         ),
-        .target(name: "FoyerLZ4", dependencies: ["CFoyerLZ4"], path: "Shared/FoyerLZ4", swiftSettings: swiftSettings),
-        // LZ4 blocks in Swift alone (no C library, no other module), interchangeable with liblz4's; not used by
-        // the wire codec yet.
+        // liblz4 as the wire codec's `LZ4BlockCodec.liblz4`, for the services.
+        .target(
+            name: "FoyerLZ4",
+            dependencies: ["CFoyerLZ4", "FoyerWire"],
+            path: "Shared/FoyerLZ4",
+            swiftSettings: swiftSettings
+        ),
+        // LZ4 blocks in Swift alone (no C library, no other module), interchangeable with liblz4's: the wire
+        // codec's default (`LZ4BlockCodec.swift`).
         .target(name: "FoyerSwiftLZ4", path: "Shared/FoyerSwiftLZ4", swiftSettings: swiftSettings),
+        // Unpadded base64url in Swift alone, for the client and the RPC runtime; FoyerCrypto wraps it.
+        .target(name: "FoyerBase64URL", path: "Shared/FoyerBase64URL", swiftSettings: swiftSettings),
         .target(
             name: "FoyerCrypto",
-            dependencies: ["CFoyerLibcrypto"],
+            dependencies: ["CFoyerLibcrypto", "FoyerBase64URL"],
             path: "Shared/FoyerCrypto",
             swiftSettings: swiftSettings
         ),
 
+        // JSON values and RFC 3339 times as the gateway's HTTP edge writes them, shared with FoyerClient's HTTP
+        // transport: Foundation only (no NIO, no C library), so it builds wherever FoyerClient does.
+        .target(name: "FoyerJSON", path: "Shared/FoyerJSON", swiftSettings: swiftSettings),
+
         // MARK: Wire protocol, RPC runtime, storage, contracts
         .target(
             name: "FoyerWire",
-            dependencies: ["FoyerLZ4", nioCore],
+            dependencies: ["FoyerSwiftLZ4", nioCore],
             path: "Shared/FoyerWire",
             swiftSettings: swiftSettings
         ),
@@ -106,9 +129,11 @@ let package = Package(
             name: "FoyerRPC",
             dependencies: [
                 "FoyerWire",
-                "FoyerCrypto",
+                "FoyerBase64URL",
+                swiftCrypto,
                 nioCore,
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Atomics", package: "swift-atomics"),
                 nioPosix,
                 logging,
                 serviceLifecycle,
@@ -140,6 +165,7 @@ let package = Package(
             name: "FoyerServiceKit",
             dependencies: [
                 "FoyerRPC",
+                "FoyerLZ4",
                 "FoyerStorage",
                 sqlKit,
                 argumentParser,
@@ -147,6 +173,7 @@ let package = Package(
                 serviceLifecycle,
                 nioCore,
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             path: "Shared/FoyerServiceKit",
             swiftSettings: swiftSettings
@@ -213,6 +240,7 @@ let package = Package(
             dependencies: [
                 "FoyerGateway",
                 "FoyerAPI",
+                "FoyerJSON",
                 "FoyerRPC",
                 "FoyerWire",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -247,9 +275,11 @@ let package = Package(
             name: "FoyerClient",
             dependencies: [
                 "FoyerAPI",
+                "FoyerJSON",
                 "FoyerRPC",
                 "FoyerWire",
-                "FoyerCrypto",
+                "FoyerBase64URL",
+                swiftCrypto,
                 nioCore,
                 logging,
             ],
@@ -322,7 +352,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "FoyerFuzz",
-            dependencies: ["FoyerWire", "FoyerAPI", nioCore],
+            dependencies: ["FoyerWire", "FoyerLZ4", "FoyerAPI", nioCore],
             path: "Tools/FoyerFuzz",
             swiftSettings: swiftSettings
         ),
@@ -339,6 +369,7 @@ let package = Package(
                 sqlKit,
                 nioCore,
                 nioPosix,
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 logging,
             ],
             path: "Shared/FoyerTestSupport",
@@ -361,6 +392,7 @@ let package = Package(
             name: "FoyerWireTests",
             dependencies: [
                 "FoyerWire",
+                "FoyerLZ4",
                 "FoyerAPI",
                 nioCore,
                 .product(name: "NIOEmbedded", package: "swift-nio"),
@@ -372,6 +404,7 @@ let package = Package(
             name: "FoyerRPCTests",
             dependencies: [
                 "FoyerRPC",
+                "FoyerLZ4",
                 "FoyerAPI",
                 "FoyerTestSupport",
                 nioCore,
@@ -429,7 +462,7 @@ let package = Package(
             name: "FoyerClientTests",
             dependencies: storeService + [
                 "FoyerClient", "FoyerGateway", "FoyerIdentity", "FoyerGuestQuota", "FoyerUserData", "FoyerCleanup",
-                "FoyerTestSupport", "FoyerServiceKit", "FoyerGatewayHTTP", serviceLifecycle, nioPosix,
+                "FoyerTestSupport", "FoyerServiceKit", "FoyerGatewayHTTP", "FoyerJSON", serviceLifecycle, nioPosix,
             ],
             swiftSettings: swiftSettings
         ),

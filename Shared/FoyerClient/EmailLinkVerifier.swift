@@ -1,4 +1,5 @@
-import FoyerCrypto
+import Crypto
+import FoyerBase64URL
 
 /// The secret that makes an email link redeemable only by the client that asked for it.
 ///
@@ -11,7 +12,7 @@ public struct EmailLinkVerifier: Hashable, Sendable {
 
     /// A new random verifier.
     public init() {
-        bytes = SecureRandom.bytes(count: 32)
+        bytes = secureRandomBytes(count: 32)
     }
 
     /// A verifier kept earlier (`text`).
@@ -23,7 +24,7 @@ public struct EmailLinkVerifier: Hashable, Sendable {
     }
 
     /// What the server keeps with the link: SHA-256 of the verifier (32 bytes).
-    public var challenge: [UInt8] { SHA256.hash(bytes) }
+    public var challenge: [UInt8] { Array(SHA256.hash(data: bytes)) }
 
     /// The verifier as base64url, to keep it between runs.
     public var text: String { Base64URL.encode(bytes) }
@@ -39,7 +40,7 @@ public struct IDTokenNonce: Hashable, Sendable {
     public let raw: String
 
     public init() {
-        raw = Base64URL.encode(SecureRandom.bytes(count: 32))
+        raw = Base64URL.encode(secureRandomBytes(count: 32))
     }
 
     public init(raw: String) {
@@ -48,7 +49,7 @@ public struct IDTokenNonce: Hashable, Sendable {
 
     /// Lower-case hex of SHA-256 of `raw`.
     public var hashed: String {
-        SHA256.hash(Array(raw.utf8)).map { byte in
+        SHA256.hash(data: Array(raw.utf8)).map { byte in
             let digits = String(byte, radix: 16)
             return digits.count == 1 ? "0" + digits : digits
         }.joined()

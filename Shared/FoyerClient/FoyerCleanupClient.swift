@@ -12,11 +12,13 @@ public final class FoyerCleanupClient: Sendable {
     /// - Parameters:
     ///   - secret: the cluster's secret (`ClusterSecret(text:)` of the secret file's contents).
     ///   - callTimeout: a sweep of many expired guests takes a while. Default 5 minutes.
+    ///   - tls: TLS to cleanup's listener (with a client certificate when it demands one); `nil`: plaintext.
     public init(
         host: String,
         port: Int,
         secret: ClusterSecret,
         callTimeout: Duration = .seconds(300),
+        tls: RPCClientTLS? = nil,
         logger: Logger = Logger(label: "foyer.client.cleanup")
     ) {
         rpc = operatorClient(
@@ -25,6 +27,7 @@ public final class FoyerCleanupClient: Sendable {
             port: port,
             secret: secret,
             callTimeout: callTimeout,
+            tls: tls,
             logger: logger
         )
     }
@@ -94,6 +97,7 @@ func operatorClient(
     port: Int,
     secret: ClusterSecret,
     callTimeout: Duration,
+    tls: RPCClientTLS?,
     logger: Logger
 ) -> RPCClient {
     var configuration = RPCClientConfiguration(
@@ -104,6 +108,7 @@ func operatorClient(
         clusterSecret: secret
     )
     configuration.connectionsMax = 1
+    configuration.tls = tls
     configuration.defaultCallTimeout = .init(callTimeout)
     return RPCClient(configuration: configuration, logger: logger)
 }

@@ -1,4 +1,5 @@
 public import FoyerAPI
+import FoyerWire
 public import NIOCore
 
 extension FoyerClient {
@@ -162,7 +163,7 @@ extension FoyerClient {
 extension StoredDocument {
     /// The value as text, if it is valid UTF-8.
     public var text: String? {
-        String(validating: value.readableBytesView, as: UTF8.self)
+        String(validatingUTF8Bytes: value.readableBytesView)
     }
 
     /// The value's bytes.

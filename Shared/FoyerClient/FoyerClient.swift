@@ -13,6 +13,7 @@ public import Logging
 ///
 /// ```swift
 /// let client = FoyerClient(configuration: FoyerClientConfiguration(host: "127.0.0.1", port: 7400))
+/// // or the HTTP edge: FoyerClientConfiguration(httpBaseURL: URL(string: "https://api.example.com")!)
 /// try await client.signInAsGuest()
 /// try await client.put("notes", "first", "hello")
 /// let result = try await client.link(.password(email: "a@example.com", password: "…"), onConflict: .merge)
@@ -25,7 +26,8 @@ public import Logging
 /// because the refresh token it replaces is spent.
 public actor FoyerClient {
     public nonisolated let configuration: FoyerClientConfiguration
-    private nonisolated let rpc: RPCClient
+    /// The binary protocol, or the HTTP edge when the configuration names one.
+    private nonisolated let transport: any GatewayTransport
     private nonisolated let logger: Logger
     private let sessionDidChange: (@Sendable (SessionTokens?) -> Void)?
     private var current: SessionTokens?
@@ -44,7 +46,11 @@ public actor FoyerClient {
     ) {
         self.configuration = configuration
         self.logger = logger
-        self.rpc = RPCClient(configuration: configuration.rpcConfiguration(), logger: logger)
+        if let url = configuration.httpBaseURL {
+            self.transport = HTTPGatewayTransport(configuration: configuration, baseURL: url, logger: logger)
+        } else {
+            self.transport = BinaryGatewayTransport(configuration: configuration, logger: logger)
+        }
         self.current = session
         self.sessionDidChange = sessionDidChange
     }
@@ -59,14 +65,14 @@ public actor FoyerClient {
     ) {
         self.configuration = other.configuration
         self.logger = other.logger
-        self.rpc = other.rpc
+        self.transport = other.transport
         self.current = session
         self.sessionDidChange = sessionDidChange
     }
 
     /// Closes the connections. Calls made afterwards fail `unavailable`.
     public func shutdown() async {
-        await rpc.shutdown()
+        await transport.shutdown()
     }
 
     // MARK: Session
@@ -142,16 +148,12 @@ public actor FoyerClient {
 
     // MARK: Calls
 
-    /// Calls the gateway, mapping every failure to `FoyerError`.
+    /// Calls the gateway through the transport, every failure a `FoyerError`.
     func call<Request, Response>(
         _ method: RPCMethod<Request, Response>,
         _ request: Request
     ) async throws(FoyerError) -> Response {
-        do {
-            return try await rpc.call(method, request)
-        } catch {
-            throw FoyerError(error)
-        }
+        try await transport.call(method, request)
     }
 
     /// Calls the gateway as the signed-in user: with a fresh access token, and once more after a refresh if the

@@ -3,8 +3,11 @@ import FoyerRPC
 import NIOCore
 
 /// How a `FoyerClient` reaches the gateway and looks after its session, with the defaults an app gets.
+///
+/// Two transports, one API: the binary protocol to `host`:`port` (the default), or the HTTP edge at `httpBaseURL`
+/// through URLSession (`https://…`; `http://…` on loopback for development).
 public struct FoyerClientConfiguration: Sendable {
-    /// The gateway's address. Default 127.0.0.1:7400.
+    /// The gateway's binary listener. Default 127.0.0.1:7400.
     public var host: String = "127.0.0.1"
     public var port: Int = 7400
     /// Our name in the handshake, for the gateway's logs. Default "foyer-client".
@@ -19,8 +22,16 @@ public struct FoyerClientConfiguration: Sendable {
     public var maxAttempts: Int = 3
     /// Connections kept to the gateway. Default 1 (an app makes few calls at once).
     public var connectionsMax: Int = 1
-    /// TLS to the gateway's binary listener; `nil` (the default): plaintext.
+    /// TLS to the gateway's binary listener; `nil` (the default): plaintext. Over HTTPS, URLSession always
+    /// verifies the certificate; `tls.caFile` names a private CA to trust instead of the system's (Apple
+    /// platforms only: on Linux URLSession cannot take one, and calls fail `invalid-input`).
     public var tls: TLS?
+    /// The gateway's HTTP edge (`https://api.example.com`, `http://127.0.0.1:7480`); when set, calls go there
+    /// through URLSession instead of the binary protocol to `host`:`port`. Default `nil`.
+    public var httpBaseURL: URL?
+    /// The longest HTTP answer body read; a longer one fails `internal`. Default 4 MiB (a page of documents is
+    /// at most 1 MiB on the binary protocol, and base64 and JSON add a third).
+    public var httpResponseByteCountMax: Int = 4 << 20
     /// The clock the access token's expiry is compared with (tests inject one).
     public var now: @Sendable () -> Date = { Date() }
 
@@ -43,15 +54,35 @@ public struct FoyerClientConfiguration: Sendable {
         self.port = port
     }
 
-    /// Parses `HOST:PORT` (`[v6]:PORT` for an IPv6 address), or `HOST` alone with the default port 7400.
+    /// The gateway's HTTP edge at `httpBaseURL` (`https://host[:port]`, or `http://` on loopback).
+    public init(httpBaseURL: URL) {
+        self.init()
+        self.httpBaseURL = httpBaseURL
+    }
+
+    /// Parses `https://HOST[:PORT]` or `http://HOST[:PORT]` (the HTTP edge), or `HOST:PORT` (`[v6]:PORT` for an
+    /// IPv6 address), or `HOST` alone with the default port 7400 (the binary listener).
     public init(address: String) throws(FoyerError) {
-        let (host, port) = try Self.parseAddress(address, defaultPort: 7400)
+        let text = address.trimmingCharacters(in: .whitespaces)
+        let lowered = text.lowercased()
+        if lowered.hasPrefix("https://") || lowered.hasPrefix("http://") {
+            guard let url = URL(string: text), let host = url.host, !host.isEmpty,
+                url.query == nil, url.user == nil, url.path.isEmpty || url.path == "/"
+            else { throw .invalidInput("'\(text)' is not http(s)://HOST[:PORT]") }
+            self.init(httpBaseURL: url)
+            self.host = host
+            self.port = url.port ?? (lowered.hasPrefix("https://") ? 443 : 80)
+            return
+        }
+        let (host, port) = try Self.parseAddress(text, defaultPort: 7400)
         self.init(host: host, port: port)
     }
 
-    /// `host:port`, as `StoredSession` keeps it.
+    /// `host:port` of the binary listener, or the HTTP edge's URL, as `StoredSession` keeps it (and
+    /// `init(address:)` reads it back).
     public var address: String {
-        host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+        if let httpBaseURL { return httpBaseURL.absoluteString }
+        return host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
     }
 
     /// Splits `HOST:PORT` (or `[v6]:PORT`, or `HOST` alone, which gets `defaultPort`).

@@ -13,11 +13,13 @@ public final class FoyerOutboxClient: Sendable {
     /// - Parameters:
     ///   - host, port: identity's listener (default port 7401).
     ///   - secret: the cluster's secret (see ``FoyerCleanupClient/loadSecret(path:environment:)``).
+    ///   - tls: TLS to identity's listener (with a client certificate when it demands one); `nil`: plaintext.
     public init(
         host: String,
         port: Int,
         secret: ClusterSecret,
         callTimeout: Duration = .seconds(15),
+        tls: RPCClientTLS? = nil,
         logger: Logger = Logger(label: "foyer.client.outbox")
     ) {
         rpc = operatorClient(
@@ -26,6 +28,7 @@ public final class FoyerOutboxClient: Sendable {
             port: port,
             secret: secret,
             callTimeout: callTimeout,
+            tls: tls,
             logger: logger
         )
     }
@@ -37,9 +40,10 @@ public final class FoyerOutboxClient: Sendable {
         secret: ClusterSecret,
         recipient: String? = nil,
         limit: Int = 20,
+        tls: RPCClientTLS? = nil,
         logger: Logger = Logger(label: "foyer.client.outbox")
     ) async throws(FoyerError) -> [OutboxMessage] {
-        let client = FoyerOutboxClient(host: host, port: port, secret: secret, logger: logger)
+        let client = FoyerOutboxClient(host: host, port: port, secret: secret, tls: tls, logger: logger)
         let result: Result<[OutboxMessage], FoyerError>
         do {
             result = .success(try await client.messages(recipient: recipient, limit: limit))

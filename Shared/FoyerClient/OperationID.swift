@@ -1,4 +1,4 @@
-import FoyerCrypto
+import FoyerBase64URL
 
 /// Idempotency keys and operation ids: 128 random bits as base64url (22 characters).
 ///
@@ -8,6 +8,13 @@ import FoyerCrypto
 public enum OperationID {
     /// A new unguessable id.
     public static func make() -> String {
-        Base64URL.encode(SecureRandom.bytes(count: 16))
+        Base64URL.encode(secureRandomBytes(count: 16))
     }
+}
+
+/// `count` bytes from the standard library's CSPRNG (`SystemRandomNumberGenerator`, cryptographically secure on
+/// every platform Swift runs on), for ids, verifiers and nonces.
+func secureRandomBytes(count: Int) -> [UInt8] {
+    var generator = SystemRandomNumberGenerator()
+    return (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
 }

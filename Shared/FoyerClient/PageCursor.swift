@@ -1,4 +1,4 @@
-import FoyerCrypto
+import FoyerBase64URL
 public import NIOCore
 
 /// A page cursor (`DocumentPage.nextCursor`) as text: base64url, for a URL, a file or a command line.

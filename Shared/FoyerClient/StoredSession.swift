@@ -1,10 +1,12 @@
 public import Foundation
 public import FoyerAPI
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
+#if canImport(Darwin)
 import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
 #endif
 
 /// A session kept on disk between runs (the `foyer` command's `--session FILE`): the gateway it belongs to, the

@@ -1,5 +1,5 @@
+import NIOConcurrencyHelpers
 import NIOCore
-import Synchronization
 
 /// A counting semaphore for async code: `acquire` suspends while no permit is free.
 ///
@@ -20,32 +20,32 @@ public final class AsyncSemaphore: Sendable {
         var cancelledEarly: Set<UInt64> = []
     }
 
-    private let state: Mutex<State>
+    private let state: NIOLockedValueBox<State>
 
     public init(permits: Int) {
         precondition(permits > 0, "a semaphore needs at least one permit")
-        state = Mutex(State(available: permits))
+        state = NIOLockedValueBox(State(available: permits))
     }
 
     /// Takes a permit, waiting for one if none is free.
     public func acquire() async throws {
-        if state.withLock({ state in
+        if state.withLockedValue({ state in
             guard state.available > 0 else { return false }
             state.available -= 1
             return true
         }) {
             return
         }
-        let id = state.withLock { state in
+        let id = state.withLockedValue { state in
             state.nextWaiterID += 1
             return state.nextWaiterID
         }
         // The cancellation handler and the queueing both take the lock, so whichever comes second sees the first:
         // a waiter cancelled before it was queued is never queued.
-        defer { _ = state.withLock { $0.cancelledEarly.remove(id) } }
+        defer { _ = state.withLockedValue { $0.cancelledEarly.remove(id) } }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let outcome: Result<Bool, CancellationError> = state.withLock { state in
+                let outcome: Result<Bool, CancellationError> = state.withLockedValue { state in
                     if state.cancelledEarly.remove(id) != nil || Task.isCancelled {
                         return .failure(CancellationError())
                     }
@@ -63,7 +63,7 @@ public final class AsyncSemaphore: Sendable {
                 }
             }
         } onCancel: {
-            let cancelled: Waiter? = state.withLock { state in
+            let cancelled: Waiter? = state.withLockedValue { state in
                 guard let index = state.waiters.firstIndex(where: { $0.id == id }) else {
                     state.cancelledEarly.insert(id)
                     return nil
@@ -76,7 +76,7 @@ public final class AsyncSemaphore: Sendable {
 
     /// Takes a permit if one is free, without waiting.
     public func tryAcquire() -> Bool {
-        state.withLock { state in
+        state.withLockedValue { state in
             guard state.available > 0 else { return false }
             state.available -= 1
             return true
@@ -85,7 +85,7 @@ public final class AsyncSemaphore: Sendable {
 
     /// Returns a permit, handing it straight to the longest waiter if there is one.
     public func release() {
-        let next: Waiter? = state.withLock { state in
+        let next: Waiter? = state.withLockedValue { state in
             if let waiter = state.waiters.popFirst() { return waiter }
             state.available += 1
             return nil

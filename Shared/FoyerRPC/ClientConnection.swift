@@ -1,9 +1,10 @@
+import Atomics
 import FoyerWire
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 import NIOSSL
-import Synchronization
 
 /// One open, handshaken connection to an upstream, usable from any task.
 final class ClientConnection: Sendable {
@@ -13,10 +14,11 @@ final class ClientConnection: Sendable {
     private let handler: NIOLoopBound<ClientConnectionHandler>
     private let compression: Bool
     private let compressionThreshold: Int
+    private let compressionCodec: LZ4BlockCodec
     private let requestBodyByteCountMax: Int
     private let responseBodyByteCountMax: Int
-    private let nextID = Atomic<UInt32>(0)
-    private let submissions = Mutex(Submissions())
+    private let nextID = ManagedAtomic<UInt32>(0)
+    private let submissions = NIOLockedValueBox(Submissions())
 
     /// Calls waiting for the event loop: one hop starts a whole batch.
     private struct Submissions {
@@ -44,6 +46,7 @@ final class ClientConnection: Sendable {
         self.maxInFlight = Int(ack.maxInFlight)
         self.compression = !ack.compression.isEmpty
         self.compressionThreshold = Int(ack.compressionThreshold)
+        self.compressionCodec = configuration.compressionCodec
         self.requestBodyByteCountMax = Int(ack.frameLengthMax) - FrameHeader.lengthCoveredByteCount
         self.responseBodyByteCountMax = Int(configuration.frameLengthMax) - FrameHeader.lengthCoveredByteCount
     }
@@ -143,7 +146,13 @@ final class ClientConnection: Sendable {
         guard body.readableBytes <= requestBodyByteCountMax else {
             throw RPCError(.invalidArgument, "request body of \(body.readableBytes) bytes is over the server's limit")
         }
-        if compression { frame = frame.compressed(threshold: compressionThreshold, allocator: channel.allocator) }
+        if compression {
+            frame = frame.compressed(
+                threshold: compressionThreshold,
+                codec: compressionCodec,
+                allocator: channel.allocator
+            )
+        }
         var bytes = channel.allocator.buffer(capacity: FrameHeader.byteCount + frame.body.readableBytes)
         frame.encode(into: &bytes)
         let answer = try await exchange(id: frame.id, bytes: bytes, deadline: deadline)
@@ -152,6 +161,7 @@ final class ClientConnection: Sendable {
             return try answer.decompressed(
                 compressionNegotiated: compression,
                 maxUncompressedBytes: responseBodyByteCountMax,
+                codec: compressionCodec,
                 allocator: channel.allocator
             ).body
         } catch {
@@ -173,7 +183,7 @@ final class ClientConnection: Sendable {
     }
 
     private func submit(_ submission: Submission) {
-        let scheduleDrain = submissions.withLock { queue in
+        let scheduleDrain = submissions.withLockedValue { queue in
             queue.calls.append(submission)
             guard !queue.drainScheduled else { return false }
             queue.drainScheduled = true
@@ -182,7 +192,7 @@ final class ClientConnection: Sendable {
         guard scheduleDrain else { return }
         let handler = self.handler
         channel.eventLoop.execute {
-            let batch = self.submissions.withLock { queue in
+            let batch = self.submissions.withLockedValue { queue in
                 queue.drainScheduled = false
                 defer { queue.calls.removeAll(keepingCapacity: true) }
                 return queue.calls
@@ -201,7 +211,7 @@ final class ClientConnection: Sendable {
     /// Call ids go up by one, wrapping and skipping 0.
     private func allocateID() -> UInt32 {
         while true {
-            let id = nextID.wrappingAdd(1, ordering: .relaxed).newValue
+            let id = nextID.wrappingIncrementThenLoad(by: 1, ordering: .relaxed)
             if id != 0 { return id }
         }
     }

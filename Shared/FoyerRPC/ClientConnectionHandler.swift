@@ -1,15 +1,15 @@
+import Atomics
 import FoyerWire
 import NIOCore
-import Synchronization
 
 /// Load and health of one client connection, read by the pool without hopping to the event loop.
 final class ConnectionGauge: Sendable {
-    private let callsPending = Atomic<Int>(0)
-    private let open = Atomic<Bool>(true)
+    private let callsPending = ManagedAtomic<Int>(0)
+    private let open = ManagedAtomic<Bool>(true)
 
     var pending: Int { callsPending.load(ordering: .relaxed) }
     var isOpen: Bool { open.load(ordering: .acquiring) }
-    func add(_ delta: Int) { callsPending.add(delta, ordering: .relaxed) }
+    func add(_ delta: Int) { callsPending.wrappingIncrement(by: delta, ordering: .relaxed) }
     func markClosed() { open.store(false, ordering: .releasing) }
 }
 

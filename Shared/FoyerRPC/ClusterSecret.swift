@@ -1,4 +1,4 @@
-internal import FoyerCrypto
+internal import FoyerBase64URL
 
 /// The secret shared by the services of one Foyer cluster. Internal listeners accept a connection only from a
 /// peer that proves it holds this secret in the handshake; the secret itself never crosses the wire.
@@ -28,7 +28,7 @@ public struct ClusterSecret: Sendable {
     /// A new random 256-bit secret.
     public static func generate() -> ClusterSecret {
         // 32 random bytes always satisfy the length check.
-        try! ClusterSecret(bytes: SecureRandom.bytes(count: 32))
+        try! ClusterSecret(bytes: HandshakeAuthenticator.randomBytes(count: 32))
     }
 
     /// The base64url text form, for a secret file or an environment variable.

@@ -1,9 +1,11 @@
 import NIOCore
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
+#if canImport(Darwin)
 import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
 #endif
 
 /// The connections a server holds, counted when they are accepted (before the handshake): in all, and per source,

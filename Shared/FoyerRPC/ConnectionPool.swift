@@ -1,8 +1,8 @@
 import FoyerWire
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOSSL
-import Synchronization
 
 /// A small set of connections to one upstream.
 ///
@@ -29,17 +29,20 @@ final class ConnectionPool: Sendable {
 
     private let configuration: RPCClientConfiguration
     private let authenticator: HandshakeAuthenticator?
-    /// The TLS context every connection shares, built once; its error fails every connection attempt.
-    private let tls: Result<NIOSSLContext, RPCError>?
+    /// The TLS context every new connection takes the current state of (built once, unless the configuration hands
+    /// over a reloadable one); its error fails every connection attempt.
+    private let tls: Result<ReloadableTLSContext, RPCError>?
     private let eventLoopGroup: any EventLoopGroup
     private let logger: Logger
-    private let state = Mutex(State())
+    private let state = NIOLockedValueBox(State())
 
     init(configuration: RPCClientConfiguration, eventLoopGroup: any EventLoopGroup, logger: Logger) {
         self.configuration = configuration
         self.authenticator = configuration.clusterSecret.map { HandshakeAuthenticator(secret: $0) }
         self.tls = configuration.tls.map { tls in
-            Result { try tls.makeContext() }.mapError { $0 as? RPCError ?? RPCError(.invalidArgument, "\($0)") }
+            Result { try tls.reloadable ?? tls.makeReloadableContext() }.mapError {
+                $0 as? RPCError ?? RPCError(.invalidArgument, "\($0)")
+            }
         }
         self.eventLoopGroup = eventLoopGroup
         self.logger = logger
@@ -70,7 +73,7 @@ final class ConnectionPool: Sendable {
     }
 
     private func decide(now: NIODeadline) -> Decision {
-        state.withLock { state in
+        state.withLockedValue { state in
             if state.closed { return .fail(RPCError(.unavailable, "the client is shut down")) }
             state.connections.removeAll { !$0.gauge.isOpen }
             let best = state.connections.min { $0.gauge.pending < $1.gauge.pending }
@@ -97,10 +100,10 @@ final class ConnectionPool: Sendable {
             let connection = try await ClientConnection.connect(
                 configuration: configuration,
                 authenticator: authenticator,
-                tls: try tls?.get(),
+                tls: try tls?.get().current,
                 eventLoop: promise.futureResult.eventLoop
             )
-            let closed = state.withLock { state in
+            let closed = state.withLockedValue { state in
                 state.connecting.removeAll { $0 === promise.futureResult }
                 state.consecutiveFailures = 0
                 state.lastError = nil
@@ -112,7 +115,7 @@ final class ConnectionPool: Sendable {
             return connection
         } catch {
             let rpcError = error as? RPCError ?? RPCError(.unavailable, "\(error)")
-            state.withLock { state in
+            state.withLockedValue { state in
                 state.connecting.removeAll { $0 === promise.futureResult }
                 state.consecutiveFailures += 1
                 state.lastError = rpcError
@@ -134,11 +137,11 @@ final class ConnectionPool: Sendable {
     }
 
     /// The connections the pool holds now (some may be closing).
-    var connections: [ClientConnection] { state.withLock { $0.connections } }
+    var connections: [ClientConnection] { state.withLockedValue { $0.connections } }
 
     /// Closes every connection once its answers are in; later calls fail `unavailable`.
     func close() async {
-        let connections = state.withLock { state in
+        let connections = state.withLockedValue { state in
             state.closed = true
             return state.connections
         }

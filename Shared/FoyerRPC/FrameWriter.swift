@@ -1,6 +1,6 @@
 import FoyerWire
+import NIOConcurrencyHelpers
 import NIOCore
-import Synchronization
 
 /// Writes frames to a channel from any task, with one event-loop hop and one flush per batch.
 ///
@@ -14,7 +14,7 @@ final class FrameWriter: Sendable {
     }
 
     private let channel: any Channel
-    private let queue = Mutex(Queue())
+    private let queue = NIOLockedValueBox(Queue())
 
     init(channel: any Channel) {
         self.channel = channel
@@ -29,7 +29,7 @@ final class FrameWriter: Sendable {
     }
 
     func write(bytes: ByteBuffer) {
-        let scheduleDrain = queue.withLock { queue in
+        let scheduleDrain = queue.withLockedValue { queue in
             queue.pending.append(bytes)
             guard !queue.drainScheduled else { return false }
             queue.drainScheduled = true
@@ -52,7 +52,7 @@ final class FrameWriter: Sendable {
     }
 
     private func drain() {
-        let batch = queue.withLock { queue in
+        let batch = queue.withLockedValue { queue in
             queue.drainScheduled = false
             return queue.pending.isEmpty ? [] : exchange(&queue.pending, with: [])
         }

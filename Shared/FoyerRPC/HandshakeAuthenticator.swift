@@ -1,13 +1,8 @@
-import FoyerCrypto
+import Crypto
+import Foundation
 import FoyerWire
+import NIOConcurrencyHelpers
 import NIOCore
-import Synchronization
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Makes and checks the cluster-secret proofs of the handshake (docs/PROTOCOL.md, "Authentication").
 ///
@@ -15,12 +10,15 @@ import Darwin
 /// nonce. The server accepts a timestamp within `allowedSkew` of its own clock and a nonce it has not seen
 /// within that window, so a recorded HELLO cannot be replayed to this server. The server answers with an
 /// HMAC over the client's nonce and its HELLO_ACK, so the client knows it reached a member of the cluster.
+///
+/// HMAC-SHA256 and its constant-time check come from swift-crypto, the nonces from the standard library's
+/// CSPRNG, so the client side builds on every platform (no system C library).
 final class HandshakeAuthenticator: Sendable {
-    private let secret: ClusterSecret
+    private let key: SymmetricKey
     private let allowedSkewMilliseconds: UInt64
     private let replayCacheCapacity: Int
     private let wallClockMilliseconds: @Sendable () -> UInt64
-    private let seenNonces: Mutex<ReplayCache>
+    private let seenNonces: NIOLockedValueBox<ReplayCache>
 
     init(
         secret: ClusterSecret,
@@ -28,19 +26,23 @@ final class HandshakeAuthenticator: Sendable {
         replayCacheCapacity: Int = 100_000,
         wallClockMilliseconds: @escaping @Sendable () -> UInt64 = HandshakeAuthenticator.systemWallClockMilliseconds
     ) {
-        self.secret = secret
+        self.key = SymmetricKey(data: secret.bytes)
         let (seconds, attoseconds) = allowedSkew.components
         self.allowedSkewMilliseconds =
             UInt64(max(seconds, 0)) * 1000 + UInt64(max(attoseconds, 0) / 1_000_000_000_000_000)
         self.replayCacheCapacity = replayCacheCapacity
         self.wallClockMilliseconds = wallClockMilliseconds
-        self.seenNonces = Mutex(ReplayCache())
+        self.seenNonces = NIOLockedValueBox(ReplayCache())
     }
 
     static func systemWallClockMilliseconds() -> UInt64 {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        return UInt64(now.tv_sec) * 1000 + UInt64(now.tv_nsec) / 1_000_000
+        UInt64(max(Date().timeIntervalSince1970 * 1000, 0))
+    }
+
+    /// `count` bytes from the system's CSPRNG (`SystemRandomNumberGenerator`).
+    static func randomBytes(count: Int) -> [UInt8] {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
     }
 
     // MARK: Client side
@@ -49,7 +51,7 @@ final class HandshakeAuthenticator: Sendable {
     func sign(_ hello: inout Hello) {
         hello.proof = HelloProof(
             timestampMilliseconds: wallClockMilliseconds(),
-            nonce: SecureRandom.bytes(count: HelloProof.nonceByteCount),
+            nonce: Self.randomBytes(count: HelloProof.nonceByteCount),
             proof: []
         )
         hello.proof!.proof = mac(context: Hello.signatureContext, extra: []) { hello.encodeSignedPart(into: &$0) }
@@ -58,8 +60,9 @@ final class HandshakeAuthenticator: Sendable {
     /// Whether the server's HELLO_ACK carries a valid proof for our nonce.
     func verify(_ ack: HelloAck, clientNonce: [UInt8]) -> Bool {
         guard let proof = ack.proof else { return false }
-        let expected = mac(context: HelloAck.signatureContext, extra: clientNonce) { ack.encodeSignedPart(into: &$0) }
-        return ConstantTime.equals(expected, proof.proof)
+        return isValid(proof.proof, context: HelloAck.signatureContext, extra: clientNonce) {
+            ack.encodeSignedPart(into: &$0)
+        }
     }
 
     // MARK: Server side
@@ -79,13 +82,15 @@ final class HandshakeAuthenticator: Sendable {
         guard distance <= allowedSkewMilliseconds else {
             return .rejected("handshake timestamp outside the allowed skew")
         }
-        let expected = mac(context: Hello.signatureContext, extra: []) { hello.encodeSignedPart(into: &$0) }
-        guard ConstantTime.equals(expected, proof.proof) else {
+        let valid = isValid(proof.proof, context: Hello.signatureContext, extra: []) {
+            hello.encodeSignedPart(into: &$0)
+        }
+        guard valid else {
             return .rejected("cluster-secret proof does not verify")
         }
         // Remember the nonce only once the proof is valid, so nobody without the secret can fill the cache.
         let expiry = now + 2 * allowedSkewMilliseconds
-        let fresh = seenNonces.withLock { cache in
+        let fresh = seenNonces.withLockedValue { cache in
             cache.insert(proof.nonce, expiry: expiry, now: now, capacity: replayCacheCapacity)
         }
         switch fresh {
@@ -99,7 +104,7 @@ final class HandshakeAuthenticator: Sendable {
     func sign(_ ack: inout HelloAck, clientNonce: [UInt8]) {
         ack.proof = HelloProof(
             timestampMilliseconds: 0,
-            nonce: SecureRandom.bytes(count: HelloProof.nonceByteCount),
+            nonce: Self.randomBytes(count: HelloProof.nonceByteCount),
             proof: []
         )
         ack.proof!.proof = mac(context: HelloAck.signatureContext, extra: clientNonce) {
@@ -108,11 +113,32 @@ final class HandshakeAuthenticator: Sendable {
     }
 
     private func mac(context: [UInt8], extra: [UInt8], signedPart: (inout ByteBuffer) -> Void) -> [UInt8] {
+        let message = Self.message(context: context, extra: extra, signedPart: signedPart)
+        return Array(HMAC<SHA256>.authenticationCode(for: message, using: key))
+    }
+
+    /// Whether `proof` is the HMAC of the message, compared in constant time.
+    private func isValid(
+        _ proof: [UInt8],
+        context: [UInt8],
+        extra: [UInt8],
+        signedPart: (inout ByteBuffer) -> Void
+    ) -> Bool {
+        let message = Self.message(context: context, extra: extra, signedPart: signedPart)
+        return HMAC<SHA256>.isValidAuthenticationCode(proof, authenticating: message, using: key)
+    }
+
+    /// What the HMAC covers: the context string, the extra bytes (the client's nonce, for HELLO_ACK), the signed part.
+    private static func message(
+        context: [UInt8],
+        extra: [UInt8],
+        signedPart: (inout ByteBuffer) -> Void
+    ) -> [UInt8] {
         var message = ByteBuffer()
         message.writeBytes(context)
         message.writeBytes(extra)
         signedPart(&message)
-        return HMACSHA256.authenticationCode(key: secret.bytes, message: message.readableBytesView)
+        return Array(message.readableBytesView)
     }
 }
 

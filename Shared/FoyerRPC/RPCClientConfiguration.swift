@@ -1,3 +1,4 @@
+public import FoyerWire
 public import NIOCore
 
 /// How an `RPCClient` reaches one upstream service, with the defaults used unless a caller says otherwise.
@@ -22,6 +23,9 @@ public struct RPCClientConfiguration: Sendable {
     public var frameLengthMax: UInt32 = 1 << 20
     /// Whether to offer LZ4 compression.
     public var compressionEnabled: Bool = true
+    /// The LZ4 block codec for this client's bodies: Swift by default (builds everywhere); the services pass
+    /// `LZ4BlockCodec.liblz4` (`FoyerLZ4`). The bytes on the wire do not depend on it.
+    public var compressionCodec: LZ4BlockCodec = .swift
     /// TCP connect plus handshake.
     public var connectTimeout: TimeAmount = .seconds(3)
     /// Deadline of a call that sets none.

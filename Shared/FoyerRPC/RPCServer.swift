@@ -1,24 +1,28 @@
+import Atomics
 import FoyerWire
 public import Logging
+import NIOConcurrencyHelpers
 public import NIOCore
 public import NIOPosix
 import NIOSSL
 public import ServiceLifecycle
-import Synchronization
 
 /// A Foyer RPC server: hosts the handlers of an `RPCRouter` on a TCP port.
 ///
 /// Run it in a `ServiceGroup`. On graceful shutdown it stops accepting, sends GOAWAY on every connection,
 /// answers the requests already in flight (new ones get `unavailable`, which is safe to retry elsewhere),
 /// and closes each connection when its client does or when `drainTimeout` has passed.
+///
+/// iOS 17 and later (discarding task groups): a server has no place in an app, and FoyerClient builds for iOS 16.
+@available(iOS 17, *)
 public final class RPCServer: Service, Sendable {
     private let core: ServerCore
     private let eventLoopGroup: any EventLoopGroup
     private let bound: EventLoopPromise<SocketAddress>
-    private let listener = Mutex<(any Channel)?>(nil)
+    private let listener = NIOLockedValueBox<(any Channel)?>(nil)
     /// Whether `bound` has been completed (a server that is never run completes it in `deinit`).
-    private let boundCompleted = Atomic<Bool>(false)
-    private let connections = Mutex<[ObjectIdentifier: ServerConnection]>([:])
+    private let boundCompleted = ManagedAtomic<Bool>(false)
+    private let connections = NIOLockedValueBox<[ObjectIdentifier: ServerConnection]>([:])
 
     public init(
         configuration: RPCServerConfiguration,
@@ -65,7 +69,7 @@ public final class RPCServer: Service, Sendable {
             completeBound(.failure(error))
             throw error
         }
-        listener.withLock { $0 = serverChannel.channel }
+        listener.withLockedValue { $0 = serverChannel.channel }
         completeBound(.success(serverChannel.channel.localAddress!))
         core.logger.info(
             "listening",
@@ -104,9 +108,9 @@ public final class RPCServer: Service, Sendable {
     /// Stops accepting and drains every connection. Called on graceful shutdown; may be called directly.
     public func shutDownGracefully() {
         core.markDraining()
-        let listener = self.listener.withLock { $0 }
+        let listener = self.listener.withLockedValue { $0 }
         listener?.close(promise: nil)
-        let open = connections.withLock { Array($0.values) }
+        let open = connections.withLockedValue { Array($0.values) }
         core.logger.info("draining", metadata: ["connections": "\(open.count)"])
         for connection in open { connection.beginDraining(grace: core.configuration.drainTimeout) }
     }
@@ -124,9 +128,9 @@ public final class RPCServer: Service, Sendable {
         }
         let connection = ServerConnection(channel: channel, proxiedSource: accepted.proxiedSource, server: core)
         let key = ObjectIdentifier(connection)
-        connections.withLock { $0[key] = connection }
+        connections.withLockedValue { $0[key] = connection }
         await connection.run()
-        connections.withLock { $0[key] = nil }
+        connections.withLockedValue { $0[key] = nil }
     }
 
     /// Sets up a connection just accepted, on its event loop: counts it (`ServerCore.admit`), then the PROXY header
@@ -152,7 +156,7 @@ public final class RPCServer: Service, Sendable {
             refusal = refused
         }
         if refusal == nil, let tls = configuration.tls {
-            try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls))
+            try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls.current))
         }
         let reader = FrameReader(
             decoder: FrameDecoder(expectsPreface: true, frameLengthMax: configuration.frameLengthMax),

@@ -1,6 +1,5 @@
-import FoyerWire
+public import FoyerWire
 public import NIOCore
-public import NIOSSL
 
 /// Everything an `RPCServer` can be told, with the defaults a service gets unless it says otherwise.
 public struct RPCServerConfiguration: Sendable {
@@ -30,11 +29,15 @@ public struct RPCServerConfiguration: Sendable {
     public var trustedProxies = TrustedProxies()
     /// TLS on every accepted connection (see `TLSSettings.makeServerContext()`); `nil` (the default): plaintext. The
     /// connection limits and the PROXY header come before the TLS handshake; a connection refused for a limit is
-    /// answered GOAWAY in plaintext and closed without one.
-    public var tls: NIOSSLContext?
+    /// answered GOAWAY in plaintext and closed without one. Each connection takes the context's current state, so a
+    /// reload (SIGHUP) changes the certificate for new connections only.
+    public var tls: ReloadableTLSContext?
     /// Whether LZ4 is offered, and the body size from which it is used.
     public var compressionEnabled: Bool = true
     public var compressionThreshold: Int = BodyCompression.defaultThreshold
+    /// The LZ4 block codec for this server's bodies: Swift by default; the services' `ServiceStartup` passes
+    /// `LZ4BlockCodec.liblz4` (`FoyerLZ4`). The bytes on the wire do not depend on it.
+    public var compressionCodec: LZ4BlockCodec = .swift
     /// Time from accepting a connection to a completed handshake.
     public var handshakeTimeout: TimeAmount = .seconds(5)
     /// A connection with no call in flight that sends no REQUEST or CANCEL for this long is closed. PING does not

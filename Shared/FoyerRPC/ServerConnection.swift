@@ -8,12 +8,14 @@ struct ServerSession: Sendable {
     let peerName: String
     let compression: Bool
     let compressionThreshold: Int
+    let compressionCodec: LZ4BlockCodec
     /// Largest body the client accepts in an answer.
     let peerBodyByteCountMax: Int
 }
 
 /// One accepted connection: the handshake, then a loop that reads frames and runs each request as a child
-/// task, answering every request exactly once.
+/// task, answering every request exactly once. iOS 17 and later, like `RPCServer`.
+@available(iOS 17, *)
 final class ServerConnection: Sendable {
     private let channel: NIOAsyncChannel<Frame, ByteBuffer>
     private let writer: FrameWriter
@@ -126,6 +128,7 @@ final class ServerConnection: Sendable {
             peerName: hello.peerName,
             compression: compression,
             compressionThreshold: configuration.compressionThreshold,
+            compressionCodec: configuration.compressionCodec,
             peerBodyByteCountMax: Int(hello.frameLengthMax) - FrameHeader.lengthCoveredByteCount
         )
     }
@@ -148,6 +151,7 @@ final class ServerConnection: Sendable {
                 request = try frame.decompressed(
                     compressionNegotiated: session.compression,
                     maxUncompressedBytes: Int(server.configuration.frameLengthMax) - FrameHeader.lengthCoveredByteCount,
+                    codec: session.compressionCodec,
                     allocator: channel.channel.allocator
                 )
             } catch {
@@ -216,6 +220,7 @@ final class ServerConnection: Sendable {
             } else if session.compression {
                 answer = answer.compressed(
                     threshold: session.compressionThreshold,
+                    codec: session.compressionCodec,
                     allocator: channel.channel.allocator
                 )
             }

@@ -1,7 +1,8 @@
+import Atomics
 import FoyerWire
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
-import Synchronization
 
 /// What every connection of a server shares.
 final class ServerCore: Sendable {
@@ -11,7 +12,7 @@ final class ServerCore: Sendable {
     let requestPermits: AsyncSemaphore
     let logger: Logger
     /// Connections held, in all and per source, from the TCP accept until the close.
-    let admission: Mutex<ConnectionAdmission>
+    let admission: NIOLockedValueBox<ConnectionAdmission>
     let connectionRefusals: WarningRateLimiter
     let handshakeRefusals: WarningRateLimiter
     private let drain: DrainFlag
@@ -29,7 +30,7 @@ final class ServerCore: Sendable {
             HandshakeAuthenticator(secret: $0, allowedSkew: configuration.authenticationSkew)
         }
         self.requestPermits = AsyncSemaphore(permits: configuration.maxConcurrentRequests)
-        self.admission = Mutex(
+        self.admission = NIOLockedValueBox(
             ConnectionAdmission(
                 maxConnections: configuration.maxConnections,
                 maxConnectionsPerSource: configuration.maxConnectionsPerSource
@@ -61,9 +62,9 @@ final class ServerCore: Sendable {
         fromTrustedProxy: Bool
     ) -> Result<ConnectionAdmission.Ticket, ConnectionAdmission.Refusal> {
         let source = fromTrustedProxy ? nil : IPNetwork.connectionSource(of: channel.remoteAddress)
-        let admitted = admission.withLock { $0.admit(source: source) }
+        let admitted = admission.withLockedValue { $0.admit(source: source) }
         if case .success(let ticket) = admitted {
-            channel.closeFuture.whenComplete { _ in self.admission.withLock { $0.release(ticket) } }
+            channel.closeFuture.whenComplete { _ in self.admission.withLockedValue { $0.release(ticket) } }
         }
         return admitted
     }
@@ -72,7 +73,7 @@ final class ServerCore: Sendable {
     func admitProxiedClient(_ ticket: ConnectionAdmission.Ticket, address: SocketAddress, proxy: SocketAddress?) -> Bool
     {
         guard let source = IPNetwork.connectionSource(of: address) else { return true }
-        guard admission.withLock({ $0.move(ticket, to: source) }) else {
+        guard admission.withLockedValue({ $0.move(ticket, to: source) }) else {
             warnRefused(.sourceFull(source), peer: address, proxy: proxy)
             return false
         }
@@ -113,7 +114,7 @@ extension ConnectionAdmission.Refusal {
 
 /// Set once, when the server starts draining.
 final class DrainFlag: Sendable {
-    private let flag = Atomic<Bool>(false)
+    private let flag = ManagedAtomic<Bool>(false)
     var isSet: Bool { flag.load(ordering: .acquiring) }
     func set() { flag.store(true, ordering: .releasing) }
 }

@@ -1,23 +1,29 @@
 import NIOCore
 public import NIOSSL
 
-/// A listener's certificate and key (PEM files), as `--tls-certificate` and `--tls-key` give them. Any listener of a
-/// service can build its TLS configuration from it: the RPC listener through `makeServerContext()`, others (the
-/// gateway's HTTP listener) through `makeServerConfiguration()`.
+/// A listener's certificate and key (PEM files), as `--tls-certificate` and `--tls-key` give them, and for mutual TLS
+/// the CA its peers' certificates must be signed by (`--tls-ca` on an internal service). Any listener of a service
+/// can build its TLS configuration from it: the RPC listener through `makeServerContext()`, others (the gateway's
+/// HTTP listener) through `makeServerConfiguration()`. A client presents the same certificate and key when it dials
+/// a listener that demands one (`RPCClientTLS.certificate`).
 public struct TLSSettings: Sendable, Equatable {
     /// The certificate chain, leaf first (PEM).
     public var certificatePath: String
     /// The leaf's private key (PEM, unencrypted).
     public var keyPath: String
+    /// The CA (PEM) a listener demands client certificates from: a peer without a certificate signed by it is refused
+    /// in the TLS handshake. `nil` (the default): no client certificate is asked for.
+    public var clientCAPath: String?
 
-    public init(certificatePath: String, keyPath: String) {
+    public init(certificatePath: String, keyPath: String, clientCAPath: String? = nil) {
         self.certificatePath = certificatePath
         self.keyPath = keyPath
+        self.clientCAPath = clientCAPath
     }
 
-    /// A server configuration offering TLS 1.2 and 1.3 only, with the chain and key read from the files now.
+    /// The certificate chain and key, read from the files now.
     /// - Throws: `RPCError` `.invalidArgument` naming the file that cannot be read.
-    public func makeServerConfiguration() throws -> TLSConfiguration {
+    func readIdentity() throws -> (chain: [NIOSSLCertificate], key: NIOSSLPrivateKey) {
         let chain: [NIOSSLCertificate]
         do {
             chain = try NIOSSLCertificate.fromPEMFile(certificatePath)
@@ -27,32 +33,58 @@ public struct TLSSettings: Sendable, Equatable {
         guard !chain.isEmpty else {
             throw RPCError(.invalidArgument, "no certificate in '\(certificatePath)'")
         }
-        let key: NIOSSLPrivateKey
         do {
-            key = try NIOSSLPrivateKey(file: keyPath, format: .pem)
+            return (chain, try NIOSSLPrivateKey(file: keyPath, format: .pem))
         } catch {
             throw RPCError(.invalidArgument, "cannot read the TLS key '\(keyPath)': \(error)")
         }
+    }
+
+    /// A server configuration offering TLS 1.2 and 1.3 only, with the chain and key (and the client CA) read from
+    /// the files now; with `clientCAPath`, a client certificate signed by that CA is required.
+    /// - Throws: `RPCError` `.invalidArgument` naming the file that cannot be read.
+    public func makeServerConfiguration() throws -> TLSConfiguration {
+        let (chain, key) = try readIdentity()
         var configuration = TLSConfiguration.makeServerConfiguration(
             certificateChain: chain.map { .certificate($0) },
             privateKey: .privateKey(key)
         )
         configuration.minimumTLSVersion = .tlsv12
         configuration.maximumTLSVersion = .tlsv13
+        if let clientCAPath {
+            configuration.trustRoots = .certificates(try Self.readCA(clientCAPath))
+            // Clients are not known by name: the chain to the CA is checked, not a host name.
+            configuration.certificateVerification = .noHostnameVerification
+        }
         return configuration
     }
 
-    /// The context an `RPCServerConfiguration` takes as `tls`; built once, at start-up.
+    /// The context an `RPCServerConfiguration` takes as `tls`, built from the files now and again on every
+    /// `reload()` (a service reloads on SIGHUP).
     /// - Throws: `RPCError` `.invalidArgument` when a file cannot be read or the key does not match the certificate.
-    public func makeServerContext() throws -> NIOSSLContext {
-        let configuration = try makeServerConfiguration()
+    public func makeServerContext() throws -> ReloadableTLSContext {
+        try ReloadableTLSContext { [self] in
+            let configuration = try makeServerConfiguration()
+            do {
+                return try NIOSSLContext(configuration: configuration)
+            } catch {
+                throw RPCError(
+                    .invalidArgument,
+                    "cannot use the TLS certificate '\(certificatePath)' with the key '\(keyPath)': \(error)"
+                )
+            }
+        }
+    }
+
+    /// The certificates of a CA file (PEM).
+    /// - Throws: `RPCError` `.invalidArgument` when the file cannot be read or holds no certificate.
+    static func readCA(_ path: String) throws -> [NIOSSLCertificate] {
         do {
-            return try NIOSSLContext(configuration: configuration)
+            let certificates = try NIOSSLCertificate.fromPEMFile(path)
+            guard !certificates.isEmpty else { throw RPCError(.invalidArgument, "no certificate in the file") }
+            return certificates
         } catch {
-            throw RPCError(
-                .invalidArgument,
-                "cannot use the TLS certificate '\(certificatePath)' with the key '\(keyPath)': \(error)"
-            )
+            throw RPCError(.invalidArgument, "cannot read the CA file '\(path)': \(error)")
         }
     }
 }
@@ -74,10 +106,24 @@ public struct RPCClientTLS: Sendable, Equatable {
     /// The name sent as SNI and checked against the certificate; `nil`: the configuration's host. A certificate that
     /// names the IP address connected to is accepted too; for an IP address host no SNI is sent.
     public var serverName: String?
+    /// The client certificate and key presented to a server that asks for one (mutual TLS); `nil`: none.
+    /// `clientCAPath` is not used here.
+    public var certificate: TLSSettings?
+    /// When set, each new connection uses this context's current state (see ``ReloadableTLSContext``) instead of a
+    /// context built once from the fields above: a service passes one made by ``makeReloadableContext()`` so that
+    /// SIGHUP also renews the certificate it dials with.
+    public var reloadable: ReloadableTLSContext?
 
-    public init(trustRoots: TrustRoots = .system, serverName: String? = nil) {
+    public init(trustRoots: TrustRoots = .system, serverName: String? = nil, certificate: TLSSettings? = nil) {
         self.trustRoots = trustRoots
         self.serverName = serverName
+        self.certificate = certificate
+    }
+
+    /// A reloadable context built by ``makeContext()``, now and on every reload.
+    /// - Throws: what ``makeContext()`` throws.
+    public func makeReloadableContext() throws -> ReloadableTLSContext {
+        try ReloadableTLSContext { [self] in try makeContext() }
     }
 
     /// The client context, with the trust roots read now.
@@ -90,15 +136,14 @@ public struct RPCClientTLS: Sendable, Equatable {
         case .system:
             configuration.trustRoots = .default
         case .caFile(let path):
-            do {
-                let certificates = try NIOSSLCertificate.fromPEMFile(path)
-                guard !certificates.isEmpty else { throw RPCError(.invalidArgument, "no certificate in the file") }
-                configuration.trustRoots = .certificates(certificates)
-            } catch {
-                throw RPCError(.invalidArgument, "cannot read the CA file '\(path)': \(error)")
-            }
+            configuration.trustRoots = .certificates(try TLSSettings.readCA(path))
         case .anyCertificate:
             configuration.certificateVerification = .none
+        }
+        if let certificate {
+            let (chain, key) = try certificate.readIdentity()
+            configuration.certificateChain = chain.map { .certificate($0) }
+            configuration.privateKey = .privateKey(key)
         }
         do {
             return try NIOSSLContext(configuration: configuration)

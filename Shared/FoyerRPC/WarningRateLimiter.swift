@@ -1,6 +1,6 @@
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
-import Synchronization
 
 /// Logs one kind of warning at most `limit` times per `interval`, so a flood of refused peers cannot flood the log;
 /// what it holds back is counted and reported in one summary line when the interval ends.
@@ -10,19 +10,19 @@ final class WarningRateLimiter: Sendable {
     private let interval: TimeAmount
     /// Keeps the time (`now`) and runs the summary at the end of an interval.
     private let eventLoop: any EventLoop
-    private let budget: Mutex<WarningBudget>
+    private let budget: NIOLockedValueBox<WarningBudget>
 
     init(_ message: Logger.Message, limit: Int, interval: TimeAmount, logger: Logger, eventLoop: any EventLoop) {
         self.message = message
         self.logger = logger
         self.interval = interval
         self.eventLoop = eventLoop
-        self.budget = Mutex(WarningBudget(limit: limit, interval: interval))
+        self.budget = NIOLockedValueBox(WarningBudget(limit: limit, interval: interval))
     }
 
     /// Logs the warning with `metadata` if the budget allows; counts it otherwise.
     func warn(metadata: @autoclosure () -> Logger.Metadata) {
-        let verdict = budget.withLock { $0.take(now: eventLoop.now) }
+        let verdict = budget.withLockedValue { $0.take(now: eventLoop.now) }
         switch verdict {
         case .log(let suppressedBefore):
             reportSuppressed(suppressedBefore)
@@ -36,7 +36,7 @@ final class WarningRateLimiter: Sendable {
 
     /// Reports, in one line, the warnings held back since the last report.
     func flush() {
-        reportSuppressed(budget.withLock { $0.takeSuppressed() })
+        reportSuppressed(budget.withLockedValue { $0.takeSuppressed() })
     }
 
     private func reportSuppressed(_ count: Int) {

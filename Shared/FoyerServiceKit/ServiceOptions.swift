@@ -80,6 +80,17 @@ public struct ServiceOptions: ParsableArguments, Sendable {
     @Option(help: "PEM private key of --tls-certificate. (env: FOYER_TLS_KEY; default: none)")
     public var tlsKey: String?
 
+    @Option(
+        help: """
+            The cluster's CA (PEM), for mutual TLS; needs --tls-certificate and --tls-key. Upstreams are then dialled \
+            over TLS, their certificates verified against this CA, presenting --tls-certificate as client \
+            certificate; an internal listener refuses peers without a client certificate signed by it (the \
+            gateway's client-facing listeners ask none). Files are re-read on SIGHUP. \
+            (env: FOYER_TLS_CA; default: none, upstreams in plaintext)
+            """
+    )
+    public var tlsCa: String?
+
     @Flag(help: "Call the health method of a running instance at --host/--port and exit 0 if it serves.")
     public var checkHealth = false
 
@@ -144,17 +155,24 @@ public struct ServiceOptions: ParsableArguments, Sendable {
         return (total, perSource)
     }
 
-    /// The listener's certificate and key; `nil` (plaintext) unless both are given.
-    /// - Throws: `ValidationError` when only one of the two is given.
+    /// The listener's certificate and key, with the cluster CA (`--tls-ca`) as `clientCAPath`; `nil` (plaintext)
+    /// unless certificate and key are given.
+    /// - Throws: `ValidationError` when only one of certificate and key is given, or the CA without them.
     public func resolvedTLS() throws -> TLSSettings? {
         let settings = SettingsReader()
         let certificate = try settings.value(tlsCertificate, .text("--tls-certificate", "FOYER_TLS_CERTIFICATE"))
         let key = try settings.value(tlsKey, .text("--tls-key", "FOYER_TLS_KEY"))
+        let ca = try settings.value(tlsCa, .text("--tls-ca", "FOYER_TLS_CA"))
         switch (certificate, key) {
         case (nil, nil):
+            guard ca == nil else {
+                throw ValidationError(
+                    "--tls-ca / FOYER_TLS_CA needs --tls-certificate / FOYER_TLS_CERTIFICATE and --tls-key / FOYER_TLS_KEY"
+                )
+            }
             return nil
         case (let certificate?, let key?):
-            return TLSSettings(certificatePath: certificate, keyPath: key)
+            return TLSSettings(certificatePath: certificate, keyPath: key, clientCAPath: ca)
         default:
             throw ValidationError(
                 "--tls-certificate / FOYER_TLS_CERTIFICATE and --tls-key / FOYER_TLS_KEY must be given together"

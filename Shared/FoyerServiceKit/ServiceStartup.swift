@@ -1,10 +1,12 @@
 public import Foundation
+import FoyerLZ4
 public import FoyerRPC
 public import FoyerStorage
 public import Logging
 import NIOCore
-public import NIOSSL
+import NIOSSL
 import SQLKit
+public import ServiceLifecycle
 
 /// What every executable works out from its options before it builds its service: logging, the listener's
 /// configuration (address, cluster secret, drain time), the database.
@@ -19,17 +21,24 @@ public struct ServiceStartup: Sendable {
     public let drainSeconds: Int
     /// The listener's connection limits, in all and per source.
     public let connectionLimits: (total: Int, perSource: Int)
-    /// The listener's certificate and key (`--tls-certificate`, `--tls-key`); `nil`: plaintext. Other listeners of
-    /// the executable (the gateway's HTTP one) build their TLS configuration from it.
+    /// The listener's certificate and key (`--tls-certificate`, `--tls-key`), and as `clientCAPath` the cluster CA
+    /// (`--tls-ca`) unless the listener is client-facing; `nil`: plaintext. Other listeners of the executable (the
+    /// gateway's HTTP one) build their TLS configuration from it.
     public let tls: TLSSettings?
-    /// The RPC listener's TLS context, built from `tls` at start-up (so a bad file stops the start).
-    public let tlsContext: NIOSSLContext?
+    /// The RPC listener's TLS context, built from `tls` at start-up (so a bad file stops the start) and reloaded on
+    /// SIGHUP (see ``withCertificateReload(_:also:)``).
+    public let tlsContext: ReloadableTLSContext?
+    /// How upstreams are dialled: with `--tls-ca`, TLS verified against that CA, presenting the listener's
+    /// certificate and key as client certificate; `nil` (no `--tls-ca`): plaintext.
+    public let upstreamTLS: RPCClientTLS?
     /// The clock to give the service's configuration (see ``ServiceClock``).
     public let now: @Sendable () -> Date
 
     /// Bootstraps logging and resolves the common options. `service` is the service's name (`identity`,
-    /// `guest-quota`, ...), used for the logger label, the SQLite file name and the handshake.
-    public init(service: String, defaultPort: Int, options: ServiceOptions) throws {
+    /// `guest-quota`, ...), used for the logger label, the SQLite file name and the handshake. A `clientFacing`
+    /// service (the gateway) serves apps, which have no client certificate: its listeners ask for none, and
+    /// `--tls-ca` serves only to dial its upstreams.
+    public init(service: String, defaultPort: Int, options: ServiceOptions, clientFacing: Bool = false) throws {
         ServiceRunner.bootstrapLogging(level: try options.resolvedLogLevel(), format: try options.resolvedLogFormat())
         self.service = service
         var logger = Logger(label: "foyer.\(service)")
@@ -43,9 +52,13 @@ public struct ServiceStartup: Sendable {
         self.database = try options.resolvedDatabase(service: service)
         self.drainSeconds = try options.resolvedDrainTimeout()
         self.connectionLimits = try options.resolvedConnectionLimits()
-        self.tls = try options.resolvedTLS()
+        let resolved = try options.resolvedTLS()
+        var tls = resolved
+        if clientFacing { tls?.clientCAPath = nil }
+        self.tls = tls
         do {
             self.tlsContext = try tls?.makeServerContext()
+            self.upstreamTLS = try resolved.flatMap(Self.upstreamTLS)
         } catch let error as RPCError {
             throw ServiceKitError(error.message)
         }
@@ -89,19 +102,46 @@ public struct ServiceStartup: Sendable {
         configuration.maxConnections = connectionLimits.total
         configuration.maxConnectionsPerSource = connectionLimits.perSource
         configuration.tls = tlsContext
+        configuration.compressionCodec = .liblz4
         return configuration
+    }
+
+    /// TLS to upstreams for `--tls-ca`: the CA as trust roots, the listener's certificate and key as client
+    /// certificate, in one context reloaded on SIGHUP; `nil` without a CA.
+    private static func upstreamTLS(_ settings: TLSSettings) throws -> RPCClientTLS? {
+        guard let ca = settings.clientCAPath else { return nil }
+        var tls = RPCClientTLS(trustRoots: .caFile(ca), certificate: settings)
+        tls.reloadable = try tls.makeReloadableContext()
+        return tls
+    }
+
+    /// `services` and, when the process has TLS, a ``CertificateReloadService`` that reloads the listener's and the
+    /// upstreams' contexts on SIGHUP, then `also` (another listener's certificate: the gateway's HTTP one).
+    public func withCertificateReload(
+        _ services: [any Service],
+        also: [CertificateReloadService.Reloadable] = []
+    ) -> [any Service] {
+        var reloadables: [CertificateReloadService.Reloadable] = []
+        if let tlsContext { reloadables.append(("listener", tlsContext.reload)) }
+        if let upstream = upstreamTLS?.reloadable { reloadables.append(("upstreams", upstream.reload)) }
+        reloadables += also
+        guard !reloadables.isEmpty else { return services }
+        return services + [CertificateReloadService(reloadables: reloadables, logger: logger)]
     }
 
     /// A client of another service of the cluster.
     public func clientConfiguration(service upstream: String, address: String) throws -> RPCClientConfiguration {
         let (host, port) = try Self.parseAddress(address)
-        return RPCClientConfiguration(
+        var configuration = RPCClientConfiguration(
             host: host,
             port: port,
             serviceName: upstream,
             peerName: service,
             clusterSecret: clusterSecret
         )
+        configuration.tls = upstreamTLS
+        configuration.compressionCodec = .liblz4
+        return configuration
     }
 
     /// Parses `HOST:PORT` (IPv6 hosts in brackets: `[::1]:7401`).
@@ -116,9 +156,10 @@ public struct ServiceStartup: Sendable {
     }
 
     /// TLS for asking this instance about its health: on when the listener has it, without verifying the
-    /// certificate (the instance is on this host, and it is asked nothing secret).
+    /// certificate (the instance is on this host, and it is asked nothing secret), presenting the listener's own
+    /// certificate so that a listener demanding client certificates (`--tls-ca`) lets the check in.
     public var healthCheckTLS: RPCClientTLS? {
-        tls.map { _ in RPCClientTLS(trustRoots: .anyCertificate) }
+        tls.map { RPCClientTLS(trustRoots: .anyCertificate, certificate: $0) }
     }
 
     /// For `--check-health`: asks the running instance at host:port whether it serves.

@@ -21,6 +21,9 @@ public struct StackConfiguration: Sendable {
     /// Whether the gateway also serves its HTTP API, on ``StackProcesses/httpPort`` (`FOYER_HTTP_PORT`). Default
     /// false: the binary listener only.
     public var gatewayServesHTTP = false
+    /// Mutual TLS between every service and TLS on the gateway's listeners (see ``StackTLS``); `nil` (the default):
+    /// plaintext everywhere.
+    public var tls: StackTLS?
     /// How long a service may take from launch until it answers `--check-health`. Default 60 s (a loaded machine
     /// running debug builds; a service usually answers in well under a second).
     public var startTimeout: Duration = .seconds(60)

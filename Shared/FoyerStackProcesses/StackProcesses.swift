@@ -169,8 +169,8 @@ public final class StackProcesses: Sendable {
     /// The environment `service` is started with: the test process's own without any FOYER_ variable, then the
     /// stack's settings (host, port, data directory, database, the others' addresses; for identity, stand-in
     /// identity providers allowed, and local mode with the outbox mailer unless ``StackConfiguration/identityLocalMode``
-    /// is off; for the gateway, its HTTP port when ``StackConfiguration/gatewayServesHTTP`` is on), then the shared
-    /// and the per-service overrides.
+    /// is off; for the gateway, its HTTP port when ``StackConfiguration/gatewayServesHTTP`` is on; the TLS files of
+    /// ``StackConfiguration/tls``), then the shared and the per-service overrides.
     public func environment(of service: StackService) -> [String: String] {
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("FOYER_") }
         environment["FOYER_HOST"] = "127.0.0.1"
@@ -190,6 +190,7 @@ public final class StackProcesses: Sendable {
             environment["FOYER_DATABASE"] = url
             environment["FOYER_DATABASE_SCHEMA"] = schema
         }
+        if let tls = configuration.tls { environment.merge(tls.environment(of: service)) { $1 } }
         environment.merge(configuration.sharedEnvironment) { $1 }
         environment.merge(state.withLock { $0.environment[service] } ?? [:]) { $1 }
         return environment

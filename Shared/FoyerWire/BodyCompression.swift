@@ -1,24 +1,30 @@
-internal import FoyerLZ4
 public import NIOCore
 
 /// LZ4 compression of frame bodies.
 ///
 /// A compressed body is `u32 uncompressedLength` followed by one LZ4 block. A sender compresses a body only
 /// when it is at least the negotiated threshold and the result is smaller; a receiver bounds the declared
-/// length before allocating anything and demands that the block expand to exactly that many bytes.
+/// length before allocating anything and demands that the block expand to exactly that many bytes. The block
+/// codec is a parameter (``LZ4BlockCodec``, ``LZ4BlockCodec/swift`` unless the caller says otherwise): the bytes
+/// are the same whichever one runs.
 public enum BodyCompression {
     /// The default threshold in bytes under which bodies are sent as they are.
     public static let defaultThreshold = 512
 
     /// Compresses `body`, or returns `nil` when it is under `threshold` or compression would not save bytes.
-    public static func compress(_ body: ByteBuffer, threshold: Int, allocator: ByteBufferAllocator) -> ByteBuffer? {
+    public static func compress(
+        _ body: ByteBuffer,
+        threshold: Int,
+        codec: LZ4BlockCodec = .swift,
+        allocator: ByteBufferAllocator
+    ) -> ByteBuffer? {
         let count = body.readableBytes
-        guard count >= max(threshold, 1), let bound = LZ4.compressBound(count) else { return nil }
+        guard count >= max(threshold, 1), let bound = codec.compressBound(count) else { return nil }
         var output = allocator.buffer(capacity: 4 + bound)
         output.writeInteger(UInt32(count))
         let written = body.withUnsafeReadableBytes { source in
             output.writeWithUnsafeMutableBytes(minimumWritableBytes: bound) { destination in
-                LZ4.compress(source, into: destination) ?? 0
+                codec.compress(source, destination) ?? 0
             }
         }
         guard written > 0, output.readableBytes < count else { return nil }
@@ -33,6 +39,7 @@ public enum BodyCompression {
     public static func decompress(
         _ body: ByteBuffer,
         maxUncompressedBytes: Int,
+        codec: LZ4BlockCodec = .swift,
         allocator: ByteBufferAllocator
     ) throws(WireError) -> ByteBuffer {
         var body = body
@@ -46,16 +53,12 @@ public enum BodyCompression {
         var failed = false
         _ = body.withUnsafeReadableBytes { source in
             output.writeWithUnsafeMutableBytes(minimumWritableBytes: Int(declared)) { destination in
-                do {
-                    try LZ4.decompress(
-                        source,
-                        into: UnsafeMutableRawBufferPointer(rebasing: destination.prefix(Int(declared)))
-                    )
-                    return Int(declared)
-                } catch {
+                let target = UnsafeMutableRawBufferPointer(rebasing: destination.prefix(Int(declared)))
+                guard codec.decompress(source, target) else {
                     failed = true
                     return 0
                 }
+                return Int(declared)
             }
         }
         guard !failed else { throw .corruptCompressedBody }
@@ -65,9 +68,9 @@ public enum BodyCompression {
 
 extension Frame {
     /// This frame with its body compressed, if the type allows it and compression saves bytes.
-    public func compressed(threshold: Int, allocator: ByteBufferAllocator) -> Frame {
+    public func compressed(threshold: Int, codec: LZ4BlockCodec = .swift, allocator: ByteBufferAllocator) -> Frame {
         guard header.type.allowsCompression, !header.flags.contains(.compressed),
-            let body = BodyCompression.compress(body, threshold: threshold, allocator: allocator)
+            let body = BodyCompression.compress(body, threshold: threshold, codec: codec, allocator: allocator)
         else { return self }
         var header = header
         header.flags.insert(.compressed)
@@ -81,6 +84,7 @@ extension Frame {
     public func decompressed(
         compressionNegotiated: Bool,
         maxUncompressedBytes: Int,
+        codec: LZ4BlockCodec = .swift,
         allocator: ByteBufferAllocator
     ) throws(WireError) -> Frame {
         guard header.flags.contains(.compressed) else { return self }
@@ -90,6 +94,7 @@ extension Frame {
         let body = try BodyCompression.decompress(
             body,
             maxUncompressedBytes: maxUncompressedBytes,
+            codec: codec,
             allocator: allocator
         )
         return Frame(header: header, body: body)

@@ -106,11 +106,7 @@ extension ByteBuffer {
     /// Reads a length-prefixed UTF-8 string of at most `maxBytes` bytes.
     public mutating func readLengthPrefixedString(_ field: String, maxBytes: Int) throws(WireError) -> String {
         let length = try readLength(field, maxBytes: maxBytes)
-        let string =
-            readableBytesView.prefix(length).withContiguousStorageIfAvailable { bytes in
-                String(validating: bytes, as: UTF8.self)
-            } ?? String(validating: readableBytesView.prefix(length), as: UTF8.self)
-        guard let string else { throw .invalidUTF8 }
+        guard let string = String(validatingUTF8Bytes: readableBytesView.prefix(length)) else { throw .invalidUTF8 }
         moveReaderIndex(forwardBy: length)
         return string
     }

@@ -1,4 +1,5 @@
 import Foundation
+import FoyerJSON
 import FoyerTestSupport
 import Testing
 
@@ -81,7 +82,7 @@ func withHTTPEdge<T: Sendable>(
     try await withStack(options: options) { stack in
         var configuration = GatewayHTTPConfiguration()
         adjust(&configuration)
-        let server = GatewayHTTPServer(
+        let server = try GatewayHTTPServer(
             gateway: stack.gateway,
             configuration: configuration,
             logger: TestLogging.logger("foyer.test.gateway.http")

@@ -1,4 +1,5 @@
 import FoyerGateway
+import FoyerJSON
 import FoyerRPC
 import NIOCore
 import Testing

@@ -1,4 +1,5 @@
 import Foundation
+import FoyerJSON
 import Testing
 
 @testable import FoyerGatewayHTTP

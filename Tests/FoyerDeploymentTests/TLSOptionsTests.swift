@@ -11,7 +11,7 @@ import Darwin
 /// The listener's certificate and key every executable takes as flags or from the environment.
 @Suite("Service options: TLS certificate and key", .serialized)
 struct TLSOptionsTests {
-    static let variables = ["FOYER_TLS_CERTIFICATE", "FOYER_TLS_KEY"]
+    static let variables = ["FOYER_TLS_CERTIFICATE", "FOYER_TLS_KEY", "FOYER_TLS_CA"]
 
     /// Runs `body` with the variables set as given (and unset otherwise), then unsets them.
     static func withEnvironment(_ values: [String: String], _ body: () throws -> Void) throws {
@@ -49,6 +49,18 @@ struct TLSOptionsTests {
         }
         try Self.withEnvironment(["FOYER_TLS_KEY": "a-key.pem"]) {
             #expect(throws: (any Error).self) { try ServiceOptions.parse([]).resolvedTLS() }
+        }
+    }
+
+    @Test("--tls-ca becomes the listener's client CA, and needs a certificate and key")
+    func clusterCA() throws {
+        try Self.withEnvironment(["FOYER_TLS_CA": "ca.pem"]) {
+            let tls = try ServiceOptions.parse(["--tls-certificate", "a.pem", "--tls-key", "a-key.pem"]).resolvedTLS()
+            #expect(tls == TLSSettings(certificatePath: "a.pem", keyPath: "a-key.pem", clientCAPath: "ca.pem"))
+            #expect(throws: (any Error).self) { try ServiceOptions.parse([]).resolvedTLS() }
+        }
+        try Self.withEnvironment([:]) {
+            #expect(throws: (any Error).self) { try ServiceOptions.parse(["--tls-ca", "ca.pem"]).resolvedTLS() }
         }
     }
 }

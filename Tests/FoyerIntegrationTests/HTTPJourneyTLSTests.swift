@@ -1,4 +1,5 @@
 import Foundation
+import FoyerRPC
 import FoyerTestSupport
 import Testing
 
@@ -43,6 +44,49 @@ struct HTTPJourneyTLSTests {
             #expect(summary.passed)
             try await expectGone(summary.uid, emails: [summary.email], stack)
             try await expectGone(summary.mergedGuest, stack)
+        }
+    }
+
+    @Test("SIGHUP: a new HTTPS connection gets the reissued certificate; a bad file is logged and the old one kept")
+    func reloadOnSIGHUP() async throws {
+        let certificates = try DevCertificates.make()
+        defer { certificates.remove() }
+        var options = RunningStackOptions(gatewayHTTP: true)
+        options.environment[.gateway] = [
+            "FOYER_TLS_CERTIFICATE": certificates.server.certificatePath,
+            "FOYER_TLS_KEY": certificates.server.keyPath,
+            // The reload's success is an info line.
+            "FOYER_LOG_LEVEL": "info",
+        ]
+        try await withRunningStack(options) { stack in
+            let files = certificates.server
+            func served() async throws -> ServedCertificate.HTTPSAnswer {
+                try await ServedCertificate.https(
+                    host: "127.0.0.1",
+                    port: stack.processes.httpPort,
+                    path: "/healthz",
+                    tls: RPCClientTLS(trustRoots: .caFile(certificates.caFile))
+                )
+            }
+            let first = try ServedCertificate.serialNumber(ofPEMFile: files.certificatePath)
+            let before = try await served()
+            #expect(before.serialNumber == first)
+            #expect(before.statusLine.hasPrefix("HTTP/1.1 200"))
+
+            // A file that is not a certificate: logged, the old pair still served, the listener still answers.
+            try Data("not a certificate\n".utf8).write(to: URL(fileURLWithPath: files.certificatePath))
+            try await stack.reloadCertificates(of: .gateway, context: "http", awaiting: "TLS reload failed")
+            let kept = try await served()
+            #expect(kept.serialNumber == first)
+            #expect(kept.statusLine.hasPrefix("HTTP/1.1 200"))
+
+            try certificates.reissue(names: [])
+            let renewed = try ServedCertificate.serialNumber(ofPEMFile: files.certificatePath)
+            #expect(renewed != first)
+            try await stack.reloadCertificates(of: .gateway, context: "http", awaiting: "reloaded TLS certificates")
+            let after = try await served()
+            #expect(after.serialNumber == renewed)
+            #expect(after.statusLine.hasPrefix("HTTP/1.1 200"))
         }
     }
 }

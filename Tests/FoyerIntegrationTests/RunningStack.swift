@@ -27,6 +27,7 @@ struct RunningStack: Sendable {
         var configuration = FoyerClientConfiguration(host: "127.0.0.1", port: processes.port(of: .gateway))
         configuration.peerName = "foyer-integration-tests"
         configuration.maxAttempts = 1
+        if let tls = processes.configuration.tls { configuration.tls = .init(caFile: tls.caFile) }
         let clockFile = clockFile
         configuration.now = { Date().addingTimeInterval(RunningStack.offset(clockFile)) }
         return FoyerClient(
@@ -63,6 +64,7 @@ struct RunningStack: Sendable {
             port: processes.port(of: .cleanup),
             secret: secret,
             callTimeout: .seconds(120),
+            tls: operatorTLS,
             logger: TestLogging.logger("foyer.test.cleanup-client")
         )
         do {
@@ -72,6 +74,19 @@ struct RunningStack: Sendable {
         } catch {
             await cleanup.shutdown()
             throw error
+        }
+    }
+
+    /// How an operator's client reaches an internal service of a stack with ``RunningStackOptions/tls``: the CA, and
+    /// cleanup's certificate as client certificate; `nil` on a plaintext stack.
+    var operatorTLS: RPCClientTLS? {
+        processes.configuration.tls.map { tls in
+            RPCClientTLS(
+                trustRoots: .caFile(tls.caFile),
+                certificate: tls.certificateFiles[.cleanup].flatMap { certificate in
+                    tls.keyFiles[.cleanup].map { TLSSettings(certificatePath: certificate, keyPath: $0) }
+                }
+            )
         }
     }
 
@@ -96,6 +111,8 @@ struct RunningStackOptions: Sendable {
     var engine: TestEngine = .sqlite
     /// Whether the gateway also serves its HTTP API (on ``RunningStack/httpBaseURL``).
     var gatewayHTTP = false
+    /// TLS everywhere, mutual between the services (clients of ``RunningStack/client(session:)`` trust its CA).
+    var tls: StackTLS?
     /// Extra environment per service (after the test defaults below).
     var environment: [StackService: [String: String]] = [:]
     /// Files to write into the data directory before the services start (name to contents).
@@ -139,6 +156,7 @@ func withRunningStack<T: Sendable>(
         database: try stackDatabase(options.engine)
     )
     configuration.gatewayServesHTTP = options.gatewayHTTP
+    configuration.tls = options.tls
     configuration.sharedEnvironment = [
         "FOYER_DRAIN_SECONDS": "1",
         "FOYER_TEST_CLOCK_FILE": clockFile.path,

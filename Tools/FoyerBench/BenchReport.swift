@@ -16,7 +16,9 @@ struct BenchReport: Codable {
     }
 
     func printLZ4() {
-        print("LZ4: the wire codec (BodyCompression) against liblz4 called directly, MB/s")
+        print(
+            "LZ4: the wire codec (BodyCompression on liblz4, as the services run it) against liblz4 called directly, MB/s"
+        )
         let widths = [8, 10, 12, 12, 7, 12, 12, 7]
         print(
             BenchTable.row(
@@ -127,6 +129,7 @@ struct BenchReport: Codable {
                 )
             )
         }
+        printEdgeRatios(stack)
         print("")
         let operationWidths = [22, 10, 10, 24, 10]
         print(BenchTable.row(["operation", "documents", "ms", "beside", "ms"], widths: operationWidths))
@@ -196,5 +199,22 @@ struct MachineDescription: Codable {
             memoryGiB: Double(info.physicalMemory) / 1_073_741_824,
             cpu: model
         )
+    }
+}
+
+extension BenchReport {
+    /// The HTTP edge's rates as a share of the binary edge's, measured in the same run.
+    func printEdgeRatios(_ stack: StackReport) {
+        func rate(_ name: String, _ path: String) -> Double? {
+            stack.throughput.first { $0.name == name && $0.path == path }?.perSecond
+        }
+        for name in ["guest sign-in", "document put (256 B)"] {
+            guard let binary = rate(name, "gateway"), let http = rate(name, "gateway HTTP"), binary > 0 else {
+                continue
+            }
+            print(
+                "\(name) through the HTTP edge runs at \(String(format: "%.2f", http / binary))× the binary edge's rate"
+            )
+        }
     }
 }

@@ -1,5 +1,6 @@
 import FoyerAPI
 import FoyerCrypto
+import FoyerLZ4
 import FoyerWire
 import NIOCore
 
@@ -22,7 +23,7 @@ enum MessageMix {
             var plain = allocator.buffer(capacity: body.readableBytes + FrameHeader.byteCount)
             frame.encode(into: &plain)
             var compressed = allocator.buffer(capacity: body.readableBytes + FrameHeader.byteCount)
-            frame.compressed(threshold: BodyCompression.defaultThreshold, allocator: allocator).encode(
+            frame.compressed(threshold: BodyCompression.defaultThreshold, codec: .liblz4, allocator: allocator).encode(
                 into: &compressed
             )
             return Row(message: name, plainBytes: plain.readableBytes, compressedBytes: compressed.readableBytes)

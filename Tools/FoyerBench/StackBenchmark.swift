@@ -44,8 +44,10 @@ struct StackBenchmark {
     }
 
     /// The stack as deployed, but for: guests may hold as many documents as the merge row needs, the gateway lets
-    /// the bench spread sign-up sources (`--load-test-sources`), per-source limits are lifted, and cleanup's TTL is one second with sweeps only
-    /// when the bench asks (so it can time them), large pages and 16 deletions at once.
+    /// the bench spread sign-up sources (`--load-test-sources`), per-source limits are lifted (sign-up admission's
+    /// too: the HTTP edge's sign-ins cannot name a source), the gateway serves its HTTP edge beside the binary one,
+    /// and cleanup's TTL is one second with sweeps only when the bench asks (so it can time them), large pages and
+    /// 16 deletions at once.
     private func configuration(directory: URL, secret: ClusterSecret) throws -> StackConfiguration {
         var configuration = StackConfiguration(
             binDirectory: try StackProcesses.locateExecutables(),
@@ -59,7 +61,11 @@ struct StackBenchmark {
             """.utf8
         ).write(to: plans)
         configuration.sharedEnvironment = ["FOYER_CLUSTER_SECRET": secret.text, "FOYER_LOG_LEVEL": "warning"]
-        configuration.environment[.guestQuota] = ["FOYER_PLANS_FILE": plans.path]
+        configuration.environment[.guestQuota] = [
+            "FOYER_PLANS_FILE": plans.path,
+            "FOYER_SIGNUPS_PER_HOUR": "100000000",
+        ]
+        configuration.gatewayServesHTTP = true
         configuration.environment[.cleanup] = [
             "FOYER_CLEANUP_TTL_SECONDS": "1",
             "FOYER_CLEANUP_INTERVAL_SECONDS": "86400",
@@ -122,7 +128,7 @@ struct StackSizes: Codable, Sendable {
 }
 
 /// One run against a started stack.
-private final class StackRun: Sendable {
+final class StackRun: Sendable {
     let stack: StackProcesses
     let dataDirectory: URL
     let secret: ClusterSecret
@@ -145,6 +151,8 @@ private final class StackRun: Sendable {
         var report = StackReport(sizes: sizes)
         progress("guest sign-ins")
         report.throughput += try await signIns()
+        progress("guest sign-ins and document puts through FoyerClient, binary and HTTP edges")
+        report.throughput += try await edgeComparison()
         progress("quota consumes and document puts")
         report.throughput += try await serviceCalls()
         progress("link-or-merge of \(sizes.mergeDocuments) documents")

@@ -26,6 +26,8 @@ struct CleanupCommand: AsyncParsableCommand {
         )
         var secretFile: String?
 
+        @OptionGroup var tls: ClusterTLSOptions
+
         @Option(help: ArgumentHelp("Seconds the call may take.", valueName: "seconds"))
         var timeout: Int = 300
 
@@ -48,6 +50,7 @@ struct CleanupCommand: AsyncParsableCommand {
                 port: port,
                 secret: try FoyerCleanupClient.loadSecret(path: path),
                 callTimeout: .seconds(max(1, timeout)),
+                tls: try tls.resolved(),
                 logger: GlobalOptions.logger("foyer.cli.cleanup", level: logLevel)
             )
             let result: Result<JSONValue, FoyerError>

@@ -24,7 +24,8 @@ struct Foyer: AsyncParsableCommand {
             atomically whenever the session changes, deleted when it ends).
 
             Environment:
-              FOYER_GATEWAY              gateway HOST:PORT (default 127.0.0.1:7400)
+              FOYER_GATEWAY              gateway HOST:PORT, or https://HOST:PORT
+                                         (default 127.0.0.1:7400)
               FOYER_SESSION              session file, when --session is not given
               FOYER_CLI_LOG_LEVEL        client log level on stderr (default critical)
               FOYER_CLEANUP_ADDRESS      cleanup HOST:PORT (default 127.0.0.1:7404)

@@ -8,9 +8,9 @@ struct GlobalOptions: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "The gateway's address, HOST:PORT.",
+            "The gateway: HOST:PORT (binary protocol), or https://HOST[:PORT] (HTTP edge; http:// on loopback).",
             discussion: "Env: FOYER_GATEWAY. Default: the session file's gateway, else 127.0.0.1:7400.",
-            valueName: "host:port"
+            valueName: "address"
         )
     )
     var gateway: String?
@@ -19,7 +19,7 @@ struct GlobalOptions: ParsableArguments {
         name: .long,
         help: ArgumentHelp(
             "Speak TLS to the gateway, verifying its certificate against the system's CAs or --ca-file.",
-            discussion: "Env: FOYER_TLS=1. Implied by --ca-file."
+            discussion: "Env: FOYER_TLS=1. Implied by --ca-file and by an https:// gateway."
         )
     )
     var tls = false
@@ -28,7 +28,10 @@ struct GlobalOptions: ParsableArguments {
         name: .long,
         help: ArgumentHelp(
             "A PEM file of the certificate authorities to trust for the gateway's certificate; implies --tls.",
-            discussion: "Env: FOYER_CA_FILE. Default: the system's trust store.",
+            discussion: """
+                Env: FOYER_CA_FILE. Default: the system's trust store. With an https:// gateway on Linux, where \
+                URLSession takes no private CA, add the CA to the system's trust store instead.
+                """,
             valueName: "file"
         )
     )
@@ -77,8 +80,9 @@ struct GlobalOptions: ParsableArguments {
         return logger
     }
 
-    /// The gateway to call: the flag, else FOYER_GATEWAY, else the session file's, else 127.0.0.1:7400; through TLS
-    /// with `--tls`, `--ca-file`, FOYER_TLS=1 or FOYER_CA_FILE.
+    /// The gateway to call: the flag, else FOYER_GATEWAY, else the session file's, else 127.0.0.1:7400 (an
+    /// `https://` or `http://` URL: the HTTP edge); through TLS with `--tls`, `--ca-file`, FOYER_TLS=1,
+    /// FOYER_CA_FILE or an `https://` URL.
     func clientConfiguration(stored: StoredSession?) throws(FoyerError) -> FoyerClientConfiguration {
         let address = gateway ?? Self.environment("FOYER_GATEWAY") ?? stored?.gateway ?? "127.0.0.1:7400"
         var configuration = try FoyerClientConfiguration(address: address)
@@ -86,6 +90,9 @@ struct GlobalOptions: ParsableArguments {
         configuration.callTimeout = .seconds(max(1, timeout))
         let caFile = caFile ?? Self.environment("FOYER_CA_FILE")
         if tls || Self.environment("FOYER_TLS") == "1" || caFile != nil {
+            if configuration.httpBaseURL?.scheme?.lowercased() == "http" {
+                throw .invalidInput("--tls and --ca-file need an https:// gateway, not \(address)")
+            }
             configuration.tls = FoyerClientConfiguration.TLS(caFile: caFile)
         }
         return configuration

@@ -26,7 +26,9 @@ struct LoadCommand: AsyncParsableCommand {
 
             Each guest sign-in names its own source address from 198.18.0.0/15 so sign-up admission does not \
             throttle the run; the gateway honours that only when started with --load-test-sources (or \
-            FOYER_LOAD_TEST_SOURCES=1), as `make run` does. Never enable that in production.
+            FOYER_LOAD_TEST_SOURCES=1), as `make run` does, and only on its binary listener (through the HTTP \
+            edge, --gateway https://..., the source is sent as X-Forwarded-For, read only from a trusted proxy). \
+            Never enable that in production.
 
             Output: a table on stdout (with --json, one JSON object: totals, per-operation counts and latency \
             percentiles in ms, errors and outcomes by status, a per-second timeline). While it runs, a progress \

@@ -34,6 +34,8 @@ struct OutboxCommand: JSONCommand {
     )
     var clusterSecretFile: String?
 
+    @OptionGroup var tls: ClusterTLSOptions
+
     @Option(help: ArgumentHelp("Only messages to this address.", valueName: "email"))
     var to: String?
 
@@ -61,6 +63,7 @@ struct OutboxCommand: JSONCommand {
             port: port,
             secret: try FoyerCleanupClient.loadSecret(path: path),
             callTimeout: .seconds(max(1, timeout)),
+            tls: try tls.resolved(),
             logger: GlobalOptions.logger("foyer.cli.outbox", level: logLevel)
         )
         let result: Result<[OutboxMessage], FoyerError>

@@ -1,15 +1,18 @@
 import Foundation
+import FoyerLZ4
 import FoyerWire
 import NIOCore
 
 /// The libFuzzer entry point: feeds arbitrary bytes to the frame decoder (server side, preface first, then
-/// client side), every decoded frame's body to the body decoders and the LZ4 decompressor, and the input to the
-/// gateway's request and response decoders (`GatewayBodies`: the first byte picks the type).
+/// client side), every decoded frame's body to the body decoders and both LZ4 decompressors (Swift and liblz4), and
+/// the input to the gateway's request and response decoders (`GatewayBodies`: the first byte picks the type).
 ///
 /// Whatever the input, decoding must end in a value or a `WireError`: never a crash, a hang, or an allocation
 /// sized by the input beyond the limits.
 enum FuzzTarget {
     static let frameLengthMax: UInt32 = 1 << 20
+    /// Both block codecs: the client's (Swift) and the services' (liblz4) see every input.
+    static let codecs: [LZ4BlockCodec] = [.swift, .liblz4]
 
     static func run(_ bytes: UnsafeRawBufferPointer) {
         let input = ByteBuffer(bytes: bytes)
@@ -27,12 +30,15 @@ enum FuzzTarget {
 
     static func exercise(_ frame: Frame) {
         let allocator = ByteBufferAllocator()
-        if let expanded = try? frame.decompressed(
-            compressionNegotiated: true,
-            maxUncompressedBytes: Int(frameLengthMax) - FrameHeader.lengthCoveredByteCount,
-            allocator: allocator
-        ) {
-            exerciseBody(expanded.body)
+        for codec in codecs {
+            if let expanded = try? frame.decompressed(
+                compressionNegotiated: true,
+                maxUncompressedBytes: Int(frameLengthMax) - FrameHeader.lengthCoveredByteCount,
+                codec: codec,
+                allocator: allocator
+            ) {
+                exerciseBody(expanded.body)
+            }
         }
         exerciseBody(frame.body)
     }
@@ -47,7 +53,14 @@ enum FuzzTarget {
         _ = try? copy.readCount("fuzz", maxCount: 1000, minElementBytes: 1)
         _ = try? copy.readVarint()
         _ = try? copy.readLengthPrefixedString("fuzz", maxBytes: 4096)
-        _ = try? BodyCompression.decompress(body, maxUncompressedBytes: 1 << 20, allocator: ByteBufferAllocator())
+        for codec in codecs {
+            _ = try? BodyCompression.decompress(
+                body,
+                maxUncompressedBytes: 1 << 20,
+                codec: codec,
+                allocator: ByteBufferAllocator()
+            )
+        }
     }
 }
 

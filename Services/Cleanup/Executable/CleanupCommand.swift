@@ -85,7 +85,11 @@ struct CleanupCommand: AsyncParsableCommand {
             server: startup.serverConfiguration(),
             logger: startup.logger
         )
-        try await ServiceRunner.run(services: service.services, logger: startup.logger, thenClose: service.close)
+        try await ServiceRunner.run(
+            services: startup.withCertificateReload(service.services),
+            logger: startup.logger,
+            thenClose: service.close
+        )
     }
 
     /// The settings given by flags or environment; the others keep their defaults.

@@ -108,7 +108,7 @@ struct GatewayCommand: AsyncParsableCommand {
     var loadTestSources = false
 
     func run() async throws {
-        let startup = try ServiceStartup(service: "gateway", defaultPort: 7400, options: common)
+        let startup = try ServiceStartup(service: "gateway", defaultPort: 7400, options: common, clientFacing: true)
         if common.checkHealth {
             // The gateway's client port asks no cluster-secret proof.
             let healthy = await ServiceRunner.checkHealth(
@@ -157,16 +157,23 @@ struct GatewayCommand: AsyncParsableCommand {
         }
         let gateway = GatewayService.make(configuration: configuration, server: server, logger: startup.logger)
         var services = gateway.services
+        // The HTTPS listener's certificate reloads on SIGHUP with the binary listener's.
+        var reloadables: [CertificateReloadService.Reloadable] = []
         if var http = try httpConfiguration(startup, settings) {
             http.trustedProxies = server.trustedProxies
             http.tls = startup.tls
-            services.append(GatewayHTTPServer(gateway: gateway, configuration: http, logger: startup.logger))
+            let httpServer = try GatewayHTTPServer(gateway: gateway, configuration: http, logger: startup.logger)
+            services.append(httpServer)
+            if let certificate = httpServer.certificate { reloadables.append(("http", certificate.reload)) }
             startup.logger.info(
                 http.tls == nil ? "serving HTTP" : "serving HTTPS",
                 metadata: ["http.host": "\(http.host)", "http.port": "\(http.port)"]
             )
         }
-        try await ServiceRunner.run(services: services, logger: startup.logger)
+        try await ServiceRunner.run(
+            services: startup.withCertificateReload(services, also: reloadables),
+            logger: startup.logger
+        )
     }
 
     /// The HTTP listener's settings; nil when no HTTP port is set.

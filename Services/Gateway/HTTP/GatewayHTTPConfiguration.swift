@@ -41,7 +41,8 @@ public struct GatewayHTTPConfiguration: Sendable {
     public var trustedProxies = TrustedProxies()
     /// The listener's certificate and key: HTTPS with TLS 1.2 or 1.3, HTTP/2 or HTTP/1.1 as ALPN agrees (a client
     /// that offers no ALPN gets HTTP/1.1); a plaintext request is refused. nil (the default): plaintext HTTP/1.1.
-    /// The files are read when the listener starts.
+    /// The files are read when the listener is made (`GatewayHTTPServer.init` throws if they cannot be used) and again
+    /// on each reload of `GatewayHTTPServer.certificate`, whose pair every new connection takes.
     public var tls: TLSSettings?
     /// How long clients may cache the JWKS: bounded by the gateway's published key-set lifetime.
     public var jwksMaxAgeSeconds = 300

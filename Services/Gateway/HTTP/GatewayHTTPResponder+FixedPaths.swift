@@ -1,5 +1,6 @@
 import Foundation
 import FoyerAPI
+import FoyerJSON
 import FoyerRPC
 import FoyerWire
 import Hummingbird

@@ -1,6 +1,7 @@
 import Foundation
 import FoyerAPI
 import FoyerGateway
+import FoyerJSON
 import FoyerRPC
 import Hummingbird
 import Logging

@@ -1,4 +1,5 @@
 public import FoyerGateway
+import FoyerRPC
 import Hummingbird
 import HummingbirdCore
 import HummingbirdHTTP2
@@ -13,8 +14,13 @@ public import ServiceLifecycle
 public final class GatewayHTTPServer: Service, Sendable {
     private let application: Application<GatewayHTTPResponder>
     private let bound: EventLoopPromise<Int>
+    /// The HTTPS listener's certificate and key, which new connections take from it: reload it to renew them (the
+    /// executable does on SIGHUP). nil when the configuration has no `tls`.
+    public let certificate: ReloadableServerCertificate?
 
-    public init(gateway: GatewayService, configuration: GatewayHTTPConfiguration, logger: Logger) {
+    /// Builds the listener; with `tls`, reads its certificate and key now.
+    /// - Throws: `RPCError` `.invalidArgument` when a TLS file cannot be read or the key does not match.
+    public init(gateway: GatewayService, configuration: GatewayHTTPConfiguration, logger: Logger) throws {
         let bound = MultiThreadedEventLoopGroup.singleton.next().makePromise(of: Int.self)
         let limiter = SourceConnectionLimiter(
             connectionsMax: configuration.connectionsMax,
@@ -34,7 +40,8 @@ public final class GatewayHTTPServer: Service, Sendable {
             )
         )
         let trustedProxies = configuration.trustedProxies
-        let tls = configuration.tls
+        let certificate = try configuration.tls.map(ReloadableServerCertificate.init)
+        self.certificate = certificate
         let idleTimeout = Duration.seconds(configuration.idleTimeoutSeconds)
         let idleSeconds = configuration.idleTimeoutSeconds
         application = Application(
@@ -46,9 +53,10 @@ public final class GatewayHTTPServer: Service, Sendable {
                 files: ServedFiles(configuration)
             ),
             // The one place the connection's channel is set up: a trusted proxy's PROXY header, then TLS (when
-            // configured; ALPN picks HTTP/2 or HTTP/1.1), then HTTP; connection caps, header caps, idle timeout.
+            // configured, with the certificate's current chain and key; ALPN picks HTTP/2 or HTTP/1.1), then HTTP;
+            // connection caps, header caps, idle timeout.
             server: HTTPServerBuilder { responder in
-                guard let tls else {
+                guard let certificate else {
                     return ProxyProtocolChannel(
                         base: HTTP1Channel(responder: responder, configuration: channelConfiguration),
                         trustedProxies: trustedProxies,
@@ -59,7 +67,7 @@ public final class GatewayHTTPServer: Service, Sendable {
                 }
                 return ProxyProtocolChannel(
                     base: try HTTP2UpgradeChannel(
-                        tlsConfiguration: try tls.makeServerConfiguration(),
+                        tlsConfiguration: certificate.serverConfiguration(),
                         configuration: HTTP2ChannelConfiguration(
                             idleTimeout: idleTimeout,
                             streamConfiguration: channelConfiguration

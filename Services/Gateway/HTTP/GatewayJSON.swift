@@ -1,4 +1,5 @@
 import FoyerAPI
+import FoyerJSON
 import NIOCore
 
 /// The JSON shapes of the gateway's messages (camelCase, times RFC 3339 UTC with milliseconds, optional members

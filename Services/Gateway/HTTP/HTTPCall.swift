@@ -1,5 +1,6 @@
 import Foundation
 import FoyerAPI
+import FoyerJSON
 import NIOCore
 
 /// What an operation's request builder reads: the headers it needs, the path's parameters, the query and the

@@ -1,4 +1,5 @@
 import Foundation
+import FoyerJSON
 import FoyerRPC
 import FoyerWire
 import Logging

@@ -1,4 +1,5 @@
 import FoyerAPI
+import FoyerJSON
 import NIOCore
 
 /// The HTTP API's operation table: one row per operation, each a thin adapter over the gateway method of the

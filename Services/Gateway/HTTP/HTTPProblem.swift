@@ -1,4 +1,5 @@
 import FoyerAPI
+import FoyerJSON
 import FoyerRPC
 import FoyerWire
 

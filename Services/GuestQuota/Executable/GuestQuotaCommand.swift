@@ -56,6 +56,10 @@ struct GuestQuotaCommand: AsyncParsableCommand {
             server: startup.serverConfiguration(),
             logger: startup.logger
         )
-        try await ServiceRunner.run(services: [service.server], logger: startup.logger, thenClose: service.close)
+        try await ServiceRunner.run(
+            services: startup.withCertificateReload([service.server]),
+            logger: startup.logger,
+            thenClose: service.close
+        )
     }
 }

@@ -81,7 +81,7 @@ struct IdentityCommand: AsyncParsableCommand {
             startup.logger.info("published keys written", metadata: ["jwks.file": "\(path)"])
         }
         try await ServiceRunner.run(
-            services: [service.server] + service.backgroundServices,
+            services: startup.withCertificateReload([service.server] + service.backgroundServices),
             logger: startup.logger,
             thenClose: service.close
         )

@@ -54,6 +54,10 @@ struct UserDataCommand: AsyncParsableCommand {
             server: startup.serverConfiguration(),
             logger: startup.logger
         )
-        try await ServiceRunner.run(services: [service.server], logger: startup.logger, thenClose: service.close)
+        try await ServiceRunner.run(
+            services: startup.withCertificateReload([service.server]),
+            logger: startup.logger,
+            thenClose: service.close
+        )
     }
 }

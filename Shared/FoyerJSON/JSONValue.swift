@@ -1,10 +1,11 @@
 import Foundation
 
-/// A JSON value: what the HTTP edge reads from request bodies and writes as answers.
+/// A JSON value: what the gateway's HTTP edge reads from request bodies and writes as answers, and what
+/// `FoyerClient`'s HTTP transport reads back (so both sides write a document's JSON value as the same bytes).
 ///
 /// Integers stay integers (`Int64`, or `UInt64` past its range); other numbers are `Double`. Objects keep no
 /// order; answers are written with sorted keys, so the same answer is the same bytes.
-enum JSONValue: Sendable, Hashable, Codable {
+public enum JSONValue: Sendable, Hashable, Codable {
     case null
     case bool(Bool)
     case int(Int64)
@@ -14,7 +15,7 @@ enum JSONValue: Sendable, Hashable, Codable {
     case array([JSONValue])
     case object([String: JSONValue])
 
-    init(from decoder: any Decoder) throws {
+    public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
             self = .null
@@ -35,7 +36,7 @@ enum JSONValue: Sendable, Hashable, Codable {
         }
     }
 
-    func encode(to encoder: any Encoder) throws {
+    public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {
         case .null: try container.encodeNil()
@@ -50,12 +51,12 @@ enum JSONValue: Sendable, Hashable, Codable {
     }
 
     /// Parses `bytes` as one JSON value; nil if they are not JSON.
-    static func parse(_ bytes: some Collection<UInt8>) -> JSONValue? {
+    public static func parse(_ bytes: some Collection<UInt8>) -> JSONValue? {
         try? JSONDecoder().decode(JSONValue.self, from: Data(bytes))
     }
 
     /// The compact UTF-8 text of the value, keys sorted.
-    var bytes: [UInt8] {
+    public var bytes: [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         // Encoding a JSONValue cannot fail: every case is a valid JSON value (non-finite doubles never parse).
@@ -66,21 +67,21 @@ enum JSONValue: Sendable, Hashable, Codable {
 extension JSONValue: ExpressibleByStringLiteral, ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,
     ExpressibleByDictionaryLiteral, ExpressibleByArrayLiteral
 {
-    init(stringLiteral value: String) { self = .string(value) }
-    init(booleanLiteral value: Bool) { self = .bool(value) }
-    init(integerLiteral value: Int64) { self = .int(value) }
-    init(dictionaryLiteral elements: (String, JSONValue)...) {
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    public init(integerLiteral value: Int64) { self = .int(value) }
+    public init(dictionaryLiteral elements: (String, JSONValue)...) {
         self = .object(Dictionary(elements) { first, _ in first })
     }
-    init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
 
     /// A count or version as JSON (beyond `Int64.max` only in theory).
-    init(_ value: UInt64) { self = value <= UInt64(Int64.max) ? .int(Int64(value)) : .uint(value) }
+    public init(_ value: UInt64) { self = value <= UInt64(Int64.max) ? .int(Int64(value)) : .uint(value) }
     /// An optional string: `null` when absent (dropped from objects by ``compacted``).
-    init(_ value: String?) { self = value.map(JSONValue.string) ?? .null }
+    public init(_ value: String?) { self = value.map(JSONValue.string) ?? .null }
 
     /// The object without its `null` members: optional fields are left out rather than written as null.
-    var compacted: JSONValue {
+    public var compacted: JSONValue {
         guard case .object(let members) = self else { return self }
         return .object(members.filter { $0.value != .null })
     }
