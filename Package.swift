@@ -26,10 +26,11 @@ let sqlKit: Target.Dependency = .product(name: "SQLKit", package: "sql-kit")
 let argumentParser: Target.Dependency = .product(name: "ArgumentParser", package: "swift-argument-parser")
 let histogram: Target.Dependency = .product(name: "Histogram", package: "hdrhistogram-swift")
 let swiftCrypto: Target.Dependency = .product(name: "Crypto", package: "swift-crypto")
+let coreMetrics: Target.Dependency = .product(name: "CoreMetrics", package: "swift-metrics")
 
 /// What a service that keeps a store and answers RPC needs; its tests add the service and FoyerTestSupport.
 let storeService: [Target.Dependency] = [
-    "FoyerRPC", "FoyerWire", "FoyerAPI", "FoyerCrypto", "FoyerStorage", sqlKit, nioCore, logging,
+    "FoyerRPC", "FoyerWire", "FoyerAPI", "FoyerCrypto", "FoyerStorage", sqlKit, nioCore, logging, coreMetrics,
 ]
 
 /// A service's small executable: its library, the shared service kit and the command line.
@@ -80,6 +81,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-atomics.git", from: "1.3.0"),
         // The gateway's HTTP/JSON edge (FoyerGatewayHTTP and the gateway executable only).
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        // Metrics: the API every target records through (CoreMetrics), and the Prometheus registry the services'
+        // `/metrics` endpoints render (FoyerServiceKit only).
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     ],
     targets: [
         // MARK: C libraries, each wrapped by exactly one Swift target
@@ -138,6 +143,7 @@ let package = Package(
                 logging,
                 serviceLifecycle,
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                coreMetrics,
             ],
             path: "Shared/FoyerRPC",
             swiftSettings: swiftSettings
@@ -149,6 +155,7 @@ let package = Package(
                 .product(name: "SQLiteKit", package: "sqlite-kit"),
                 .product(name: "PostgresKit", package: "postgres-kit"),
                 logging,
+                coreMetrics,
             ],
             path: "Shared/FoyerStorage",
             swiftSettings: swiftSettings
@@ -164,6 +171,7 @@ let package = Package(
         .target(
             name: "FoyerServiceKit",
             dependencies: [
+                "FoyerAPI",
                 "FoyerRPC",
                 "FoyerLZ4",
                 "FoyerStorage",
@@ -172,8 +180,12 @@ let package = Package(
                 logging,
                 serviceLifecycle,
                 nioCore,
+                nioPosix,
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                coreMetrics,
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             path: "Shared/FoyerServiceKit",
             swiftSettings: swiftSettings
@@ -352,7 +364,9 @@ let package = Package(
         ),
         .executableTarget(
             name: "FoyerFuzz",
-            dependencies: ["FoyerWire", "FoyerLZ4", "FoyerAPI", nioCore],
+            dependencies: [
+                "FoyerWire", "FoyerLZ4", "FoyerSwiftLZ4", "FoyerAPI", "FoyerCrypto", "FoyerJSON", "FoyerRPC", nioCore,
+            ],
             path: "Tools/FoyerFuzz",
             swiftSettings: swiftSettings
         ),
@@ -413,6 +427,7 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 logging,
                 serviceLifecycle,
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -16,6 +16,7 @@ public final class RPCClient: Service, Sendable {
     public let configuration: RPCClientConfiguration
     let pool: ConnectionPool
     private let logger: Logger
+    private let metrics: RPCMetrics
 
     public init(
         configuration: RPCClientConfiguration,
@@ -24,10 +25,12 @@ public final class RPCClient: Service, Sendable {
     ) {
         self.configuration = configuration
         self.logger = logger
+        self.metrics = configuration.metrics ?? .process
         self.pool = ConnectionPool(configuration: configuration, eventLoopGroup: eventLoopGroup, logger: logger)
     }
 
-    /// Calls `method` with `request`.
+    /// Calls `method` with `request`, and records the call with its outcome after the last attempt
+    /// (``RPCMetrics``).
     ///
     /// - Throws: `RPCError` with the server's status, or a client-side one: `unavailable` (could not reach the
     ///   service; nothing was sent), `connectionLost` (the connection broke after sending), `deadlineExceeded`,
@@ -36,6 +39,32 @@ public final class RPCClient: Service, Sendable {
         _ method: RPCMethod<Request, Response>,
         _ request: Request,
         options: CallOptions = CallOptions()
+    ) async throws -> Response {
+        let started = ContinuousClock.now
+        do {
+            let response = try await attempt(method, request, options: options)
+            record(method.name, status: nil, since: started)
+            return response
+        } catch {
+            record(method.name, status: (error as? RPCError)?.status ?? .internal, since: started)
+            throw error
+        }
+    }
+
+    private func record(_ method: String, status: RPCStatus?, since started: ContinuousClock.Instant) {
+        metrics.called(
+            upstream: configuration.serviceName,
+            method: method,
+            status: status,
+            duration: ContinuousClock.now - started
+        )
+    }
+
+    /// ``call(_:_:options:)`` without the recording: the attempts and the backoff between them.
+    private func attempt<Request, Response>(
+        _ method: RPCMethod<Request, Response>,
+        _ request: Request,
+        options: CallOptions
     ) async throws -> Response {
         let deadline = options.deadline ?? .now() + (options.timeout ?? configuration.defaultCallTimeout)
         let idempotent = options.idempotent ?? method.isIdempotent

@@ -42,6 +42,9 @@ public struct RPCClientConfiguration: Sendable {
     public var keepaliveInterval: TimeAmount = .seconds(10)
     /// Close the connection (failing its calls as outcome unknown) if nothing arrives this long after a PING.
     public var keepaliveTimeout: TimeAmount = .seconds(10)
+    /// Where the client records its calls; `nil` (the default): the process's `MetricsSystem`
+    /// (``RPCMetrics/process``) as it is when the client is created, a no-op unless the process bootstrapped it.
+    public var metrics: RPCMetrics?
 
     public init(host: String, port: Int, serviceName: String, peerName: String, clusterSecret: ClusterSecret?) {
         self.host = host

@@ -57,6 +57,9 @@ public struct RPCServerConfiguration: Sendable {
     /// `refusalWarningsInterval`, for each of the two kinds; the rest are counted in one summary line per interval.
     public var refusalWarningsMax: Int = 10
     public var refusalWarningsInterval: TimeAmount = .seconds(60)
+    /// Where the server records its calls and connections; `nil` (the default): the process's `MetricsSystem`
+    /// (``RPCMetrics/process``) as it is when the server is created, a no-op unless the executable bootstrapped it.
+    public var metrics: RPCMetrics?
 
     public init(serviceName: String, clusterSecret: ClusterSecret?) {
         self.serviceName = serviceName

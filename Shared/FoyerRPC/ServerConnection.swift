@@ -190,9 +190,10 @@ final class ServerConnection: Sendable {
         }
     }
 
-    /// Runs one request and writes its one answer.
+    /// Runs one request and writes its one answer, and records the call (``RPCMetrics``).
     private func serve(_ request: Frame, deadline: NIODeadline?, session: ServerSession) async {
         defer { server.requestPermits.release() }
+        let started = ContinuousClock.now
         let id = request.id
         let context = RPCContext(
             method: request.header.code,
@@ -234,6 +235,12 @@ final class ServerConnection: Sendable {
                 .frame(id: id, allocator: channel.channel.allocator)
         }
         writer.write(answer)
+        server.metrics.served(
+            service: server.configuration.serviceName,
+            method: server.router.route(for: request.header.code)?.name ?? "unknown",
+            status: answer.type == .error ? RPCStatus(rawValue: answer.header.code) : nil,
+            duration: ContinuousClock.now - started
+        )
     }
 
     private func runRegistered<T>(id: UInt32, _ body: () async throws -> T) async throws -> T {

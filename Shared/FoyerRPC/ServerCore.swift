@@ -1,4 +1,5 @@
 import Atomics
+import CoreMetrics
 import FoyerWire
 import Logging
 import NIOConcurrencyHelpers
@@ -15,6 +16,10 @@ final class ServerCore: Sendable {
     let admission: NIOLockedValueBox<ConnectionAdmission>
     let connectionRefusals: WarningRateLimiter
     let handshakeRefusals: WarningRateLimiter
+    /// Where calls and connections are recorded.
+    let metrics: RPCMetrics
+    /// The open connections, from the accept to the close.
+    private let openConnections: Meter
     private let drain: DrainFlag
 
     init(
@@ -49,6 +54,8 @@ final class ServerCore: Sendable {
         self.handshakeRefusals = limiter("handshake refused")
         self.drain = drain
         self.logger = logger
+        self.metrics = configuration.metrics ?? .process
+        self.openConnections = metrics.connections(service: configuration.serviceName)
     }
 
     var isDraining: Bool { drain.isSet }
@@ -64,7 +71,11 @@ final class ServerCore: Sendable {
         let source = fromTrustedProxy ? nil : IPNetwork.connectionSource(of: channel.remoteAddress)
         let admitted = admission.withLockedValue { $0.admit(source: source) }
         if case .success(let ticket) = admitted {
-            channel.closeFuture.whenComplete { _ in self.admission.withLockedValue { $0.release(ticket) } }
+            openConnections.increment()
+            channel.closeFuture.whenComplete { _ in
+                self.admission.withLockedValue { $0.release(ticket) }
+                self.openConnections.decrement()
+            }
         }
         return admitted
     }

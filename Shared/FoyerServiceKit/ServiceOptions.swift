@@ -91,6 +91,14 @@ public struct ServiceOptions: ParsableArguments, Sendable {
     )
     public var tlsCa: String?
 
+    @Option(
+        help: """
+            Port for Prometheus metrics (GET /metrics over HTTP) on --host; 0 picks a free one. \
+            (env: FOYER_METRICS_PORT; default: none, no metrics endpoint)
+            """
+    )
+    public var metricsPort: Int?
+
     @Flag(help: "Call the health method of a running instance at --host/--port and exit 0 if it serves.")
     public var checkHealth = false
 
@@ -105,6 +113,11 @@ public struct ServiceOptions: ParsableArguments, Sendable {
 
     public func resolvedPort(default defaultPort: Int) throws -> Int {
         try SettingsReader().value(port, .int("--port", "FOYER_PORT", in: 0...65535)) ?? defaultPort
+    }
+
+    /// The metrics endpoint's port; `nil`: no endpoint.
+    public func resolvedMetricsPort() throws -> Int? {
+        try SettingsReader().value(metricsPort, .int("--metrics-port", "FOYER_METRICS_PORT", in: 0...65535))
     }
 
     public func resolvedDataDirectory() throws -> String {

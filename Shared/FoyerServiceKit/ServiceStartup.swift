@@ -1,4 +1,6 @@
+import CoreMetrics
 public import Foundation
+import FoyerAPI
 import FoyerLZ4
 public import FoyerRPC
 public import FoyerStorage
@@ -33,11 +35,14 @@ public struct ServiceStartup: Sendable {
     public let upstreamTLS: RPCClientTLS?
     /// The clock to give the service's configuration (see ``ServiceClock``).
     public let now: @Sendable () -> Date
+    /// The Prometheus endpoint (`--metrics-port`) serving the process's metrics; `nil` without the option. Added to
+    /// the process's services by ``withMetricsEndpoint(_:)``.
+    public let metricsServer: MetricsServer?
 
-    /// Bootstraps logging and resolves the common options. `service` is the service's name (`identity`,
-    /// `guest-quota`, ...), used for the logger label, the SQLite file name and the handshake. A `clientFacing`
-    /// service (the gateway) serves apps, which have no client certificate: its listeners ask for none, and
-    /// `--tls-ca` serves only to dial its upstreams.
+    /// Bootstraps logging (and, with `--metrics-port`, the metrics system) and resolves the common options.
+    /// `service` is the service's name (`identity`, `guest-quota`, ...), used for the logger label, the SQLite file
+    /// name and the handshake. A `clientFacing` service (the gateway) serves apps, which have no client certificate:
+    /// its listeners ask for none, and `--tls-ca` serves only to dial its upstreams.
     public init(service: String, defaultPort: Int, options: ServiceOptions, clientFacing: Bool = false) throws {
         ServiceRunner.bootstrapLogging(level: try options.resolvedLogLevel(), format: try options.resolvedLogFormat())
         self.service = service
@@ -63,6 +68,28 @@ public struct ServiceStartup: Sendable {
             throw ServiceKitError(error.message)
         }
         self.now = try ServiceClock.make()
+        if let metricsPort = try options.resolvedMetricsPort() {
+            let registry = MetricsRegistry()
+            registry.bootstrap()
+            self.metricsServer = MetricsServer(
+                configuration: .init(host: host, port: metricsPort),
+                registry: registry,
+                logger: logger
+            )
+        } else {
+            self.metricsServer = nil
+        }
+    }
+
+    /// The RPC runtime's metrics: into the process's metrics system (bootstrapped with `--metrics-port`), every
+    /// status by its name in Foyer's table (`quota-exceeded`, not its number).
+    private static var rpcMetrics: RPCMetrics {
+        RPCMetrics(factory: MetricsSystem.factory, statusName: FoyerStatusNames.name(of:))
+    }
+
+    /// `services` and, with `--metrics-port`, the metrics endpoint.
+    public func withMetricsEndpoint(_ services: [any Service]) -> [any Service] {
+        services + (metricsServer.map { [$0] } ?? [])
     }
 
     /// Creates the service's PostgreSQL schema if it does not exist yet (nothing to do on SQLite).
@@ -103,6 +130,7 @@ public struct ServiceStartup: Sendable {
         configuration.maxConnectionsPerSource = connectionLimits.perSource
         configuration.tls = tlsContext
         configuration.compressionCodec = .liblz4
+        configuration.metrics = Self.rpcMetrics
         return configuration
     }
 
@@ -141,6 +169,7 @@ public struct ServiceStartup: Sendable {
         )
         configuration.tls = upstreamTLS
         configuration.compressionCodec = .liblz4
+        configuration.metrics = Self.rpcMetrics
         return configuration
     }
 

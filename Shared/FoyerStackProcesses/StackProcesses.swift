@@ -26,6 +26,9 @@ public final class StackProcesses: Sendable {
     /// The loopback port of the gateway's HTTP API, reserved with the others; served only when
     /// ``StackConfiguration/gatewayServesHTTP`` is on.
     public let httpPort: Int
+    /// The loopback ports of the services' metrics endpoints, reserved with the others; served only when
+    /// ``StackConfiguration/servesMetrics`` is on.
+    private let metricsPorts: [StackService: Int]
     private let state: Mutex<State>
 
     private struct State {
@@ -33,10 +36,16 @@ public final class StackProcesses: Sendable {
         var environment: [StackService: [String: String]]
     }
 
-    private init(configuration: StackConfiguration, ports: [StackService: Int], httpPort: Int) {
+    private init(
+        configuration: StackConfiguration,
+        ports: [StackService: Int],
+        httpPort: Int,
+        metricsPorts: [StackService: Int]
+    ) {
         self.configuration = configuration
         self.ports = ports
         self.httpPort = httpPort
+        self.metricsPorts = metricsPorts
         self.state = Mutex(State(environment: configuration.environment))
     }
 
@@ -55,11 +64,13 @@ public final class StackProcesses: Sendable {
             at: configuration.dataDirectory.appendingPathComponent("logs", isDirectory: true),
             withIntermediateDirectories: true
         )
-        let reserved = try LoopbackPorts.reserve(StackService.allCases.count + 1)
+        let count = StackService.allCases.count
+        let reserved = try LoopbackPorts.reserve(2 * count + 1)
         let stack = StackProcesses(
             configuration: configuration,
             ports: Dictionary(uniqueKeysWithValues: zip(StackService.allCases, reserved)),
-            httpPort: reserved[StackService.allCases.count]
+            httpPort: reserved[count],
+            metricsPorts: Dictionary(uniqueKeysWithValues: zip(StackService.allCases, reserved[(count + 1)...]))
         )
         do {
             for service in StackService.allCases { try stack.launch(service) }
@@ -74,6 +85,11 @@ public final class StackProcesses: Sendable {
     /// The loopback port `service` listens on (the same across restarts).
     public func port(of service: StackService) -> Int {
         ports[service] ?? 0
+    }
+
+    /// The loopback port of `service`'s metrics endpoint (served when ``StackConfiguration/servesMetrics`` is on).
+    public func metricsPort(of service: StackService) -> Int {
+        metricsPorts[service] ?? 0
     }
 
     /// The process id of `service`, if it runs.
@@ -169,7 +185,8 @@ public final class StackProcesses: Sendable {
     /// The environment `service` is started with: the test process's own without any FOYER_ variable, then the
     /// stack's settings (host, port, data directory, database, the others' addresses; for identity, stand-in
     /// identity providers allowed, and local mode with the outbox mailer unless ``StackConfiguration/identityLocalMode``
-    /// is off; for the gateway, its HTTP port when ``StackConfiguration/gatewayServesHTTP`` is on; the TLS files of
+    /// is off; for the gateway, its HTTP port when ``StackConfiguration/gatewayServesHTTP`` is on; the metrics port when
+    /// ``StackConfiguration/servesMetrics`` is on; the TLS files of
     /// ``StackConfiguration/tls``), then the shared and the per-service overrides.
     public func environment(of service: StackService) -> [String: String] {
         var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("FOYER_") }
@@ -178,6 +195,7 @@ public final class StackProcesses: Sendable {
         environment["FOYER_DATA_DIR"] = configuration.dataDirectory.path
         if service == .identity { environment["FOYER_ALLOW_TEST_IDENTITY_PROVIDERS"] = "1" }
         if service == .gateway, configuration.gatewayServesHTTP { environment["FOYER_HTTP_PORT"] = String(httpPort) }
+        if configuration.servesMetrics { environment["FOYER_METRICS_PORT"] = String(metricsPort(of: service)) }
         if service == .identity, configuration.identityLocalMode {
             environment["FOYER_LOCAL_MODE"] = "1"
             environment["FOYER_MAILER"] = "outbox"
@@ -232,7 +250,7 @@ public final class StackProcesses: Sendable {
             if let exit = child.exit {
                 throw StackProcessesError.startFailed("\(service) \(exit) while starting\n\(logTail(of: service))")
             }
-            if LoopbackPorts.accepts(port(of: service)), servesHTTPIfAsked(service),
+            if LoopbackPorts.accepts(port(of: service)), servesHTTPIfAsked(service), servesMetricsIfAsked(service),
                 try await answersHealthCheck(service)
             {
                 return
@@ -249,6 +267,11 @@ public final class StackProcesses: Sendable {
     /// Whether the gateway's HTTP listener accepts connections, when the configuration asks for one.
     private func servesHTTPIfAsked(_ service: StackService) -> Bool {
         service != .gateway || !configuration.gatewayServesHTTP || LoopbackPorts.accepts(httpPort)
+    }
+
+    /// Whether `service`'s metrics endpoint accepts connections, when the configuration asks for one.
+    private func servesMetricsIfAsked(_ service: StackService) -> Bool {
+        !configuration.servesMetrics || LoopbackPorts.accepts(metricsPort(of: service))
     }
 
     private func answersHealthCheck(_ service: StackService) async throws -> Bool {

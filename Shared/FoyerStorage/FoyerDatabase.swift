@@ -80,6 +80,7 @@ public final class FoyerDatabase: Sendable {
     let logger: Logger
     private let backend: Backend
     private let isClosed = Mutex(false)
+    private var metrics: DatabaseMetrics { DatabaseMetrics(engine: self.engine) }
 
     private enum Backend: Sendable {
         case sqlite(
@@ -330,15 +331,18 @@ public final class FoyerDatabase: Sendable {
         try self.checkUsable()
         let id = ObjectIdentifier(self)
         let inProgress = Self.transactionsInProgress
+        let requested = ContinuousClock.now
         return try await Self.$transactionsInProgress.withValue(inProgress.union([id])) {
             switch self.backend {
             case .sqlite(let writer, _, _):
                 try await writer.withConnection { connection in
-                    try await self.run(on: .sqlite(connection), body)
+                    self.metrics.waited(since: requested)
+                    return try await self.run(on: .sqlite(connection), body)
                 }
             case .postgres(let pool):
                 try await pool.withConnection { connection in
-                    try await self.run(on: .postgres(connection), body)
+                    self.metrics.waited(since: requested)
+                    return try await self.run(on: .postgres(connection), body)
                 }
             }
         }
@@ -348,14 +352,17 @@ public final class FoyerDatabase: Sendable {
         on connection: PooledConnection,
         _ body: nonisolated(nonsending) (any SQLDatabase) async throws -> T
     ) async throws -> T {
+        let started = ContinuousClock.now
         try await connection.begin()
         do {
             let result = try await body(
                 connection.sql(logger: self.logger, queryLogLevel: self.configuration.queryLogLevel)
             )
             try await connection.commit()
+            self.metrics.transacted(since: started, committed: true)
             return result
         } catch {
+            self.metrics.transacted(since: started, committed: false)
             do {
                 try await connection.rollback()
             } catch let rollbackError {

@@ -101,6 +101,8 @@ struct ComposeFileTests {
             #expect(service.environment["FOYER_CLUSTER_SECRET"] != nil, "\(service.name) shares the cluster secret")
             #expect(service.environment["FOYER_HOST"] == "0.0.0.0", "\(service.name) listens on the compose network")
             #expect(service.ports.isEmpty == (service.name != "gateway"), "only the gateway is published")
+            let metrics = try #require(service.environment["FOYER_METRICS_PORT"], "\(service.name) serves metrics")
+            #expect(!service.ports.contains { $0.contains(metrics) }, "\(service.name)'s metrics are not published")
         }
         let addresses = services.flatMap { service in
             service.environment.filter { $0.key.hasSuffix("_ADDRESS") }.map { (service.name, $0.key, $0.value) }

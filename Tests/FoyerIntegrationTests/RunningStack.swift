@@ -111,6 +111,8 @@ struct RunningStackOptions: Sendable {
     var engine: TestEngine = .sqlite
     /// Whether the gateway also serves its HTTP API (on ``RunningStack/httpBaseURL``).
     var gatewayHTTP = false
+    /// Whether every service serves Prometheus metrics (``StackProcesses/metricsPort(of:)``).
+    var metrics = false
     /// TLS everywhere, mutual between the services (clients of ``RunningStack/client(session:)`` trust its CA).
     var tls: StackTLS?
     /// Extra environment per service (after the test defaults below).
@@ -156,6 +158,7 @@ func withRunningStack<T: Sendable>(
         database: try stackDatabase(options.engine)
     )
     configuration.gatewayServesHTTP = options.gatewayHTTP
+    configuration.servesMetrics = options.metrics
     configuration.tls = options.tls
     configuration.sharedEnvironment = [
         "FOYER_DRAIN_SECONDS": "1",

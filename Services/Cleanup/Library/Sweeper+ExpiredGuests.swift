@@ -29,9 +29,14 @@ extension Sweeper {
                 return
             }
             let batches = Self.split(page.guests.map(\.uid), into: configuration.deletionConcurrency)
+            let lastActivity = Dictionary(page.guests.map { ($0.uid, $0.lastActivityAtMilliseconds) }) { $1 }
             let stopped = await forEach(batches, finished: \.expiredGuests, &tally) { uids in
                 await self.whileClaimed(uids) { claimed in
-                    await self.deleteExpiredGuests(claimed, idleBeforeMilliseconds: cutoffMilliseconds)
+                    await self.deleteExpiredGuests(
+                        claimed,
+                        idleBeforeMilliseconds: cutoffMilliseconds,
+                        lastActivity: lastActivity
+                    )
                 }
             }
             if stopped { return }
@@ -41,8 +46,13 @@ extension Sweeper {
     }
 
     /// Delete-everything of a batch of guests, each under its TTL operation id; identity refuses a guest that was
-    /// active after the cutoff or linked a credential since it was listed, and the others are deleted together.
-    private func deleteExpiredGuests(_ uids: [String], idleBeforeMilliseconds: UInt64) async -> [AccountOutcome] {
+    /// active after the cutoff or linked a credential since it was listed, and the others are deleted together. Each
+    /// deleted guest's time since its last activity (as listed, from `lastActivity`) goes to ``CleanupMetrics``.
+    private func deleteExpiredGuests(
+        _ uids: [String],
+        idleBeforeMilliseconds: UInt64,
+        lastActivity: [String: UInt64]
+    ) async -> [AccountOutcome] {
         let users = uids.map { UserOperation(uid: $0, operationID: pseudonyms.ttlOperationID(uid: $0)) }
         let results: [Result<UInt64, RPCError>]
         do {
@@ -61,6 +71,9 @@ extension Sweeper {
         return zip(users, results).map { user, result in
             switch result {
             case .success(let documents):
+                if let last = lastActivity[user.uid] {
+                    CleanupMetrics.deletedGuest(idleSeconds: now.timeIntervalSince1970 - Double(last) / 1000)
+                }
                 logger.debug(
                     "expired guest deleted",
                     metadata: [

@@ -107,6 +107,7 @@ final class Sweeper: Sendable {
             startedAtMilliseconds: started.wireMilliseconds,
             finishedAtMilliseconds: now.wireMilliseconds
         )
+        CleanupMetrics.swept(report)
         do {
             try await store.saveSweep(report, replica: configuration.replicaID)
         } catch {

@@ -171,7 +171,7 @@ struct GatewayCommand: AsyncParsableCommand {
             )
         }
         try await ServiceRunner.run(
-            services: startup.withCertificateReload(services, also: reloadables),
+            services: startup.withMetricsEndpoint(startup.withCertificateReload(services, also: reloadables)),
             logger: startup.logger
         )
     }

@@ -49,7 +49,7 @@ struct HTTPProblem: Error, Sendable {
 
     /// The problem for a binary answer: its status name, the HTTP status of ``ProblemMapping``, and its details.
     init(_ error: RPCError) {
-        let name = StatusNames.name(of: error.status)
+        let name = FoyerStatusNames.name(of: error.status)
         self.init(
             status: ProblemMapping.httpStatus(name: name, status: error.status),
             name: name,

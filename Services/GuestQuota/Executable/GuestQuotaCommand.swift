@@ -57,7 +57,7 @@ struct GuestQuotaCommand: AsyncParsableCommand {
             logger: startup.logger
         )
         try await ServiceRunner.run(
-            services: startup.withCertificateReload([service.server]),
+            services: startup.withMetricsEndpoint(startup.withCertificateReload([service.server])),
             logger: startup.logger,
             thenClose: service.close
         )

@@ -45,6 +45,7 @@ extension GuestQuotaStore {
             guard let raised else {
                 let used = try await used(sql, uid: uid, counter: counter)
                 let usage = CounterUsage(counter: counter, limit: UInt64(limit), used: UInt64(max(0, used)))
+                GuestQuotaMetrics.denied(counter: counter)
                 throw GuestQuotaError.quotaExceeded(QuotaExceededDetails(usage: usage, requested: UInt64(amount)))
             }
             return ConsumeResponse(

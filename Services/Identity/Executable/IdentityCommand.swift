@@ -81,7 +81,9 @@ struct IdentityCommand: AsyncParsableCommand {
             startup.logger.info("published keys written", metadata: ["jwks.file": "\(path)"])
         }
         try await ServiceRunner.run(
-            services: startup.withCertificateReload([service.server] + service.backgroundServices),
+            services: startup.withMetricsEndpoint(
+                startup.withCertificateReload([service.server] + service.backgroundServices)
+            ),
             logger: startup.logger,
             thenClose: service.close
         )

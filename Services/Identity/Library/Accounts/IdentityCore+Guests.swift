@@ -18,7 +18,7 @@ extension IdentityCore {
         let now = self.now
         let keyHash = Identifiers.digest("guest-key", request.idempotencyKey)
         let windowStart = now.subtracting(configuration.guestIdempotencyWindow)
-        let tokens = try await database.transaction { sql in
+        let (tokens, created) = try await database.transaction { sql in
             let uid = Identifiers.newUID()
             let sessionID = Identifiers.newSessionID()
             var claimed = try await self.claimGuestKey(sql, keyHash: keyHash, uid: uid, sessionID: sessionID, now: now)
@@ -26,10 +26,11 @@ extension IdentityCore {
                 // A key older than the window is forgotten: it starts a new guest.
                 claimed = try await self.claimGuestKey(sql, keyHash: keyHash, uid: uid, sessionID: sessionID, now: now)
             }
-            guard claimed else { return try await self.replayGuest(sql, keyHash: keyHash, now: now) }
+            guard claimed else { return (try await self.replayGuest(sql, keyHash: keyHash, now: now), false) }
             try await UserRecords.insert(sql, uid: uid, isAnonymous: true, now: now)
-            return try await self.startSession(sql, uid: uid, isAnonymous: true, now: now, sessionID: sessionID)
+            return (try await self.startSession(sql, uid: uid, isAnonymous: true, now: now, sessionID: sessionID), true)
         }
+        if created { IdentityMetrics.signedUp(.guest) }
         logger.info("guest created", metadata: ["user.uid": "\(tokens.uid)", "session.id": "\(tokens.sessionID)"])
         return tokens
     }

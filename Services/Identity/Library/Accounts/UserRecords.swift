@@ -41,6 +41,7 @@ enum UserRecords {
                     \(SQLTimestamp(now)), 0)
             """
         ).run()
+        if !isAnonymous { IdentityMetrics.signedUp(.member) }
     }
 
     /// The user, locked for the rest of the transaction when `lock` is set (PostgreSQL).
@@ -106,6 +107,7 @@ enum UserRecords {
     /// The user is now a permanent account.
     static func makePermanent(_ sql: any SQLDatabase, uid: String) async throws {
         try await sql.raw("UPDATE identity_users SET is_anonymous = \(bind: false) WHERE uid = \(bind: uid)").run()
+        IdentityMetrics.signedUp(.member)
     }
 
     /// Access tokens issued before `now` (to the second) stop working.

@@ -1,4 +1,3 @@
-import FoyerAPI
 public import FoyerWire
 
 /// The names of every status a gateway call can end with: the gateway's own, those of the services behind it

@@ -1,0 +1,30 @@
+import CoreMetrics
+import FoyerAPI
+
+/// cleanup's domain metrics, through the process's `MetricsSystem` (a no-op unless the executable bootstrapped it):
+///
+/// | metric | type | labels |
+/// |---|---|---|
+/// | `foyer_cleanup_sweeps_total` | counter | `outcome`: `ok`, or `errors` when the sweep counted a failure |
+/// | `foyer_cleanup_deletions_total` | counter | `kind`: `expired_guest` (deleted for inactivity), `stuck_finished` (an interrupted merge or deletion finished) |
+/// | `foyer_cleanup_records_purged_total` | counter | none |
+/// | `foyer_cleanup_deleted_guest_age_seconds` | histogram | none: an expired guest's time from its last activity to its deletion |
+///
+/// Dry runs record nothing.
+enum CleanupMetrics {
+    /// A sweep (not a dry run) ended with `report`.
+    static func swept(_ report: SweepReport) {
+        Counter(label: "foyer_cleanup_sweeps_total", dimensions: [("outcome", report.errors == 0 ? "ok" : "errors")])
+            .increment()
+        Counter(label: "foyer_cleanup_deletions_total", dimensions: [("kind", "expired_guest")])
+            .increment(by: report.expiredGuests)
+        Counter(label: "foyer_cleanup_deletions_total", dimensions: [("kind", "stuck_finished")])
+            .increment(by: report.stuckFinished)
+        Counter(label: "foyer_cleanup_records_purged_total").increment(by: report.recordsPurged)
+    }
+
+    /// An expired guest was deleted `idleSeconds` after its last activity.
+    static func deletedGuest(idleSeconds: Double) {
+        Recorder(label: "foyer_cleanup_deleted_guest_age_seconds").record(max(0, idleSeconds))
+    }
+}
