@@ -8,7 +8,11 @@ CONFIGURATION ?= debug
 # built); BENCH_GRPC=0 skips the gRPC comparison (its separate package takes a while to build the first time).
 BENCH_FLAGS ?=
 BENCH_GRPC ?= 1
-FUZZ_SECONDS ?= 60
+# `make fuzz` runs every fuzz target for FUZZ_SECONDS each; FUZZ_TARGET=name runs one (`foyer-fuzz list` names them).
+# One allocation may not exceed FUZZ_MALLOC_LIMIT_MB (the frame limit is 1 MiB; buffers grow by doubling).
+FUZZ_SECONDS ?= 30
+FUZZ_TARGET ?=
+FUZZ_MALLOC_LIMIT_MB ?= 2
 DEB_PACKAGES := liblz4-dev libssl-dev libsqlite3-dev postgresql pkg-config chromium openssl curl
 
 .PHONY: help
@@ -61,11 +65,16 @@ else
 endif
 
 .PHONY: fuzz
-fuzz: deps ## Fuzz the frame, control-body, LZ4 and gateway request/response decoders with libFuzzer for FUZZ_SECONDS (default 60)
+fuzz: deps ## Fuzz every parser (frames, service bodies, PROXY, JWT/JWKS, JSON, LZ4) with libFuzzer, FUZZ_SECONDS (30) per target; FUZZ_TARGET=name for one
 	$(SWIFT) build -c debug --product foyer-fuzz --scratch-path .build-fuzz \
 		-Xswiftc -sanitize=fuzzer,address -Xswiftc -DFOYER_FUZZING -Xswiftc -use-ld=lld
 	.build-fuzz/debug/foyer-fuzz seed fuzz-corpus
-	.build-fuzz/debug/foyer-fuzz fuzz-corpus -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -rss_limit_mb=2048
+	set -e; for target in $(or $(FUZZ_TARGET),$$(.build-fuzz/debug/foyer-fuzz list)); do \
+		echo "== fuzz target $$target"; \
+		FOYER_FUZZ_TARGET=$$target .build-fuzz/debug/foyer-fuzz fuzz-corpus/$$target \
+			-max_total_time=$(FUZZ_SECONDS) -max_len=65536 -malloc_limit_mb=$(FUZZ_MALLOC_LIMIT_MB) \
+			-rss_limit_mb=2048 -print_final_stats=1; \
+	done
 
 .PHONY: lint
 lint: ## Check formatting with swift format (configuration in .swift-format)

@@ -43,7 +43,16 @@ public enum JSONValue: Sendable, Hashable, Codable {
         case .bool(let value): try container.encode(value)
         case .int(let value): try container.encode(value)
         case .uint(let value): try container.encode(value)
-        case .double(let value): try container.encode(value)
+        case .double(let value):
+            // A whole number is written as an integer, which is how it parses back: the written bytes are then a
+            // fixed point (`1e+19` would come back as `.uint` and be written `10000000000000000000`).
+            if value.rounded(.towardZero) == value, value >= -0x1p63, value < 0x1p63 {
+                try container.encode(Int64(value))
+            } else if value.rounded(.towardZero) == value, value >= 0, value < 0x1p64 {
+                try container.encode(UInt64(value))
+            } else {
+                try container.encode(value)
+            }
         case .string(let value): try container.encode(value)
         case .array(let value): try container.encode(value)
         case .object(let value): try container.encode(value)

@@ -36,15 +36,15 @@ public enum LZ4 {
 
     /// Decompresses one LZ4 block that must expand to exactly `destination.count` bytes.
     ///
-    /// - Throws: `LZ4Error.corruptBlock` if the block is malformed, would overrun `destination`, or decodes
-    ///   to a different length than expected.
+    /// - Throws: `LZ4Error.corruptBlock` if the block is malformed, has a match offset of 0, would overrun
+    ///   `destination`, or decodes to a different length than expected.
     public static func decompress(
         _ source: UnsafeRawBufferPointer,
         into destination: UnsafeMutableRawBufferPointer
     ) throws(LZ4Error) {
-        guard source.count > 0, source.count <= maxInputByteCount, destination.count <= maxInputByteCount else {
-            throw .corruptBlock
-        }
+        guard source.count > 0, source.count <= maxInputByteCount, destination.count <= maxInputByteCount,
+            !hasZeroOffset(source)
+        else { throw .corruptBlock }
         // liblz4 wants a non-null destination even for an empty result; an empty block is never valid here.
         guard let destinationBase = destination.baseAddress else { throw .corruptBlock }
         let decoded = LZ4_decompress_safe(
@@ -58,6 +58,35 @@ public enum LZ4 {
 }
 
 extension LZ4 {
+    /// Whether a sequence of `block` has the match offset 0, which the block format calls corrupt but
+    /// `LZ4_decompress_safe` (1.9.4) takes, writing zeros; the Swift decoder refuses it, and so does this one. Reads
+    /// only the tokens, lengths and offsets, the same way liblz4 walks them; where the walk runs off the end, the
+    /// block is left to liblz4 to judge.
+    static func hasZeroOffset(_ block: UnsafeRawBufferPointer) -> Bool {
+        var position = 0
+        func length(_ nibble: UInt8) -> Int? {
+            var length = Int(nibble)
+            guard nibble == 15 else { return length }
+            while position < block.count {
+                let byte = block[position]
+                position += 1
+                length += Int(byte)
+                if byte != 255 { return length }
+            }
+            return nil
+        }
+        while position < block.count {
+            let token = block[position]
+            position += 1
+            guard let literals = length(token >> 4), literals <= block.count - position - 2 else { return false }
+            position += literals
+            if block[position] == 0, block[position + 1] == 0 { return true }
+            position += 2
+            guard length(token & 0x0F) != nil else { return false }
+        }
+        return false
+    }
+
     /// Compresses `bytes`, returning the block (convenience for tests and tools; the wire codec compresses
     /// straight into its output buffer).
     public static func compress(_ bytes: [UInt8]) -> [UInt8] {

@@ -198,6 +198,22 @@ struct HTTPTransportTests {
         }
     }
 
+    @Test("JSON numbers are written so that the written bytes parse back to the same bytes (found by the fuzzer)")
+    func jsonNumbersAreAFixedPoint() throws {
+        let cases: [(text: String, written: String)] = [
+            ("[-92233723064587758.008]", "[-92233723064587760]"), ("[1e19]", "[10000000000000000000]"),
+            ("[1.5]", "[1.5]"), ("[-0]", "[0]"), ("[-0.0]", "[0]"), ("[2.5e-8]", "[2.5e-08]"),
+            ("[18446744073709551615]", "[18446744073709551615]"),
+        ]
+        for (text, expected) in cases {
+            let value = try #require(JSONValue.parse(Array(text.utf8)), "\(text)")
+            let written = String(decoding: value.bytes, as: UTF8.self)
+            #expect(written == expected, "\(text)")
+            let again = try #require(JSONValue.parse(value.bytes))
+            #expect(again.bytes == value.bytes, "\(text) is written \(written), which is written again otherwise")
+        }
+    }
+
     #if !canImport(Security)
     @Test("On Linux a private CA for HTTPS is refused with a clear error rather than ignored")
     func privateCAOnLinux() async throws {

@@ -87,6 +87,26 @@ struct LZ4Tests {
         }
     }
 
+    @Test("A match offset of 0 is corrupt, though liblz4 itself writes zeros for it (found by make fuzz)")
+    func zeroOffset() throws {
+        // 8 literals, then a match with offset 0 (the format calls the block corrupt), then 8 last literals; the
+        // same with the offset 0 in a second sequence, after a valid match.
+        let literals = Array("abcdefgh".utf8)
+        let blocks: [(block: [UInt8], byteCount: Int)] = [
+            ([0x84] + literals + [0, 0] + [0x80] + literals, 24),
+            ([0x84] + literals + [8, 0] + [0x04] + [0, 0] + [0x80] + literals, 32),
+        ]
+        for (block, byteCount) in blocks {
+            #expect(Liblz4.decompress(block, byteCount: byteCount) != nil)
+            #expect(throws: LZ4Error.corruptBlock) { try LZ4.decompress(block, uncompressedByteCount: byteCount) }
+        }
+        // An offset with a zero low byte (256: 256 literals, a 4-byte match from the start, 8 last literals) is not 0.
+        let long = Array(String(repeating: "0123456789abcdef", count: 16).utf8)
+        let far = [0xF0, UInt8(long.count - 15)] + long + [0, 1] + [0x80] + literals
+        let expected = long + long.prefix(4) + literals
+        #expect(try LZ4.decompress(far, uncompressedByteCount: expected.count) == expected)
+    }
+
     // MARK: Inputs
 
     static func documentLike(byteCount: Int) -> [UInt8] {

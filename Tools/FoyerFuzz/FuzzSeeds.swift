@@ -1,31 +1,122 @@
 import Foundation
 import FoyerAPI
+import FoyerCrypto
+import FoyerLZ4
 import FoyerWire
 import NIOCore
 
 /// A starting corpus: one valid body of every type in `GatewayBodies`, behind the byte that picks it, so the fuzzer
 /// starts inside every decoder instead of having to find, say, a 32-byte verifier challenge on its own.
+/// The starting corpus of every target (`foyer-fuzz seed DIR` writes it into `DIR/<target>/`): valid inputs, so the
+/// fuzzer starts inside every decoder instead of having to find, say, a 32-byte verifier challenge on its own.
+///
+/// Service bodies come from one sample value per message type (`samples`), behind the byte that picks the type;
+/// a type without a sample gets its selector byte alone.
 enum FuzzSeeds {
     static let accessToken = "eyJhbGciOiJFZERTQSJ9.eyJzdWIiOiJ1MSJ9.c2ln"
     static let operationID = "3f2504e0-4f89-11d3-9a0c-0305e82c3301"
 
-    /// Writes `seed-<type>` files into `directory` (created if missing; files of the same name are replaced).
+    /// Writes `seed-<name>` files into `directory/<target>/` for every target (directories created if missing,
+    /// files of the same name replaced).
     static func write(into directory: String) throws {
-        let url = URL(fileURLWithPath: directory, isDirectory: true)
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        let seeded = Set(bodies.map(\.0))
-        precondition(
-            seeded == Set(GatewayBodies.checks.map(\.name)),
-            "a gateway body type has no seed, or a seed no type"
-        )
-        for (name, body) in bodies {
-            guard let index = GatewayBodies.checks.firstIndex(where: { $0.name == name }) else {
-                preconditionFailure("no gateway check named \(name)")
+        for target in FuzzTarget.all {
+            let url = URL(fileURLWithPath: directory, isDirectory: true).appendingPathComponent(target.name)
+            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+            for seed in target.seeds() {
+                try Data(seed.bytes).write(to: url.appendingPathComponent("seed-\(seed.name)"))
             }
-            var input = ByteBuffer(integer: UInt8(index))
-            input.writeImmutableBuffer(body)
-            try Data(input.readableBytesView).write(to: url.appendingPathComponent("seed-\(name)"))
         }
+    }
+
+    /// One seed per type of `bodies`: the selector byte, then the sample body of that type (or nothing).
+    static func serviceSeeds(_ bodies: ServiceBodies) -> [(name: String, bytes: [UInt8])] {
+        let samples = Dictionary(samples.map { ($0.0, Array($0.1.readableBytesView)) }, uniquingKeysWith: { a, _ in a })
+        var seen: Set<String> = []
+        return bodies.checks.enumerated().compactMap { index, check in
+            guard seen.insert(check.name).inserted else { return nil }
+            return (check.name, [UInt8(index)] + (samples[check.name] ?? []))
+        }
+    }
+
+    /// Frames as a client sends them (preface, then requests, one compressed) and as a server answers.
+    static var frames: [(name: String, bytes: [UInt8])] {
+        let encoder = FrameEncoder()
+        var client = ByteBuffer()
+        Preface.current.encode(into: &client)
+        encoder.encode(data: .request(id: 1, method: 0x0001, body: ByteBuffer()), out: &client)
+        encoder.encode(
+            data: .request(id: 2, method: 0x0501, idempotent: true, body: ByteBuffer(string: "x")),
+            out: &client
+        )
+        encoder.encode(data: .ping(id: 3), out: &client)
+        var server = ByteBuffer()
+        let health = HealthStatus(service: "identity", state: .serving, uptimeMilliseconds: 1)
+        encoder.encode(data: .response(id: 1, body: health.encoded()), out: &server)
+        encoder.encode(data: .error(id: 2, status: .notFound, body: ByteBuffer()), out: &server)
+        encoder.encode(data: .goAway(reason: .shutdown, body: ByteBuffer()), out: &server)
+        return [("client", Array(client.readableBytesView)), ("server", Array(server.readableBytesView))]
+    }
+
+    static var proxyHeaders: [(name: String, bytes: [UInt8])] {
+        let v2Body: [UInt8] = [192, 0, 2, 1, 192, 0, 2, 2, 0x1F, 0x90, 0x1C, 0xE8]
+        return [
+            ("v1-tcp4", Array("PROXY TCP4 192.0.2.1 192.0.2.2 56324 7400\r\nFOYR".utf8)),
+            ("v1-tcp6", Array("PROXY TCP6 2001:db8::1 2001:db8::2 56324 7400\r\n".utf8)),
+            ("v1-unknown", Array("PROXY UNKNOWN\r\n".utf8)),
+            ("v2-tcp4", ProxyHeaderFuzzing.v2Signature + [0x21, 0x11, 0, UInt8(v2Body.count)] + v2Body),
+            ("v2-local", ProxyHeaderFuzzing.v2Signature + [0x20, 0x00, 0, 0]),
+        ]
+    }
+
+    static var tokens: [(name: String, bytes: [UInt8])] {
+        let header = Base64URL.encode(Array(#"{"alg":"EdDSA","kid":"k1","typ":"JWT"}"#.utf8))
+        let payload = Base64URL.encode(Array(#"{"sub":"u1","exp":1790000000,"iss":"foyer"}"#.utf8))
+        return [
+            ("eddsa", Array("\(header).\(payload).\(Base64URL.encode([UInt8](repeating: 7, count: 64)))".utf8)),
+            ("short", Array(accessToken.utf8)),
+        ]
+    }
+
+    static var keySets: [(name: String, bytes: [UInt8])] {
+        [
+            ("empty", Array(#"{"keys":[]}"#.utf8)),
+            (
+                "okp",
+                Array(
+                    #"{"keys":[{"kty":"OKP","crv":"Ed25519","kid":"k1","alg":"EdDSA","use":"sig","x":"11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"}]}"#
+                        .utf8
+                )
+            ),
+            (
+                "rsa",
+                Array(
+                    #"{"keys":[{"kty":"RSA","kid":"r1","alg":"RS256","n":"sXchDaQebHnPiGvyDOAT4saGEUetSyo9MKLOoWFsueri23bOdgWp4Dy1WlUzewbgBHod5pcM9H95GQRV3JDXboIRROSBigeC5yjU1hGzHHyXss8UDprecbAYxknTcQkhslANGRUZmdTOQ5qTRsLAt6BTYuyvVRdhS8exSZEy_c4gs_7svlJJQ4H9_NxsiIoLwAEk7-Q3UXERGYw_75IDrGA84-lA_-Ct4eTlXHBIY2EaV7t7LjJaynVJCpkv4LKjTTAumiGUIuQhrNhZLuF_RJLqHpM2kgWFLU7-VTdL1VbC2tejvcI2BlMkEpk1BzBZI0KQB0GaDWFLN-aEAw3vRw","e":"AQAB"}]}"#
+                        .utf8
+                )
+            ),
+        ]
+    }
+
+    static var jsonTexts: [(name: String, bytes: [UInt8])] {
+        [
+            (
+                "object",
+                Array(#"{"collection":"notes","key":"n1","value":{"a":[1,-2,3.5,1e300,null,true,"é\u00e9"]}}"#.utf8)
+            ),
+            ("numbers", Array("[0,-0,18446744073709551615,-9223372036854775808,0.1,2.5e-8]".utf8)),
+            ("time", Array("2026-11-24T12:00:00.123Z".utf8)),
+            ("time-fraction", Array("1970-01-01T00:00:00.123456789Z".utf8)),
+        ]
+    }
+
+    static var lz4Blocks: [(name: String, bytes: [UInt8])] {
+        let text = Array(String(repeating: "a note, another note, ", count: 20).utf8)
+        let block = FoyerLZ4.LZ4.compress(text)
+        let length = text.count - 1
+        return [
+            ("text", [UInt8(length & 0xFF), UInt8(length >> 8)] + block),
+            ("literals", [4, 0] + [0x50] + Array("hello".utf8)),
+        ]
     }
 
     private static func seed<M: WireMessage>(_ message: M) -> (String, ByteBuffer) {
@@ -65,7 +156,8 @@ enum FuzzSeeds {
         providers: [LinkedIdentity(provider: .google, subject: "s", email: "a@b.c", emailTrusted: true)]
     )
 
-    private static var bodies: [(String, ByteBuffer)] {
+    /// One sample body per message type, named by the type.
+    private static var samples: [(String, ByteBuffer)] {
         [
             seed(AuthenticatedRequest(accessToken: accessToken)),
             seed(OperationRequest(accessToken: accessToken, operationID: operationID)),
