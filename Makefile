@@ -54,7 +54,7 @@ run: deps ## Build in release mode and start the stack on loopback (Ctrl-C stops
 	scripts/run-stack.sh
 
 .PHONY: bench
-bench: deps ## Print every benchmark table (RPC vs raw NIO and gRPC, LZ4, end to end, cleanup, memory); write bench-results.json
+bench: deps ## Print every benchmark table (RPC vs raw NIO and gRPC, LZ4; end to end, cleanup, memory on SQLite and on a throwaway PostgreSQL); write bench-results.json
 	$(SWIFT) build -c release
 ifeq ($(BENCH_GRPC),0)
 	.build/release/foyer-bench --json bench-results.json $(BENCH_FLAGS)

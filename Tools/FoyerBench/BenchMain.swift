@@ -1,11 +1,13 @@
 import ArgumentParser
 import Foundation
 import FoyerBenchKit
+import FoyerStackProcesses
 import Logging
 
 /// `foyer-bench`: prints Foyer's numbers on this machine, each beside its comparison measured in the same run.
 ///
-/// Usage: `foyer-bench [--full | --smoke] [--seconds N] [--no-stack] [--grpc FILE] [--json FILE]`
+/// Usage: `foyer-bench [--full | --smoke] [--seconds N] [--no-stack] [--engines sqlite,postgres]
+/// [--postgres-url URL] [--grpc FILE] [--json FILE]`
 @main
 struct BenchMain: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -29,6 +31,23 @@ struct BenchMain: AsyncParsableCommand {
     var noStack = false
 
     @Option(
+        help: ArgumentHelp(
+            "The engines the end-to-end rows run on, each once on fresh databases, printed side by side.",
+            valueName: "sqlite,postgres"
+        )
+    )
+    var engines = "sqlite,postgres"
+
+    @Option(
+        name: .customLong("postgres-url"),
+        help: ArgumentHelp(
+            "The PostgreSQL database of the PostgreSQL rows (each run makes and drops its own schemas); without it, foyer-bench starts a throwaway server with scripts/throwaway-postgres.sh, or skips those rows when PostgreSQL is not installed.",
+            valueName: "url"
+        )
+    )
+    var postgresURL: String?
+
+    @Option(
         name: .customLong("grpc"),
         help: ArgumentHelp(
             "Rows of the gRPC comparison (Benchmarks/'s `grpc-echo-bench --json FILE`) to print beside.",
@@ -42,7 +61,7 @@ struct BenchMain: AsyncParsableCommand {
 
     func run() async throws {
         do {
-            try await Self.run(self.options)
+            try await Self.run(try self.makeOptions())
         } catch {
             FileHandle.standardError.write(Data("foyer-bench: \(error)\n".utf8))
             throw ExitCode.failure
@@ -50,8 +69,10 @@ struct BenchMain: AsyncParsableCommand {
     }
 
     /// The options the benchmarks read; an explicit `--seconds` wins over the preset of `--smoke` or `--full`.
-    var options: BenchOptions {
+    func makeOptions() throws -> BenchOptions {
         var options = BenchOptions()
+        options.engines = try BenchEngine.parseList(self.engines)
+        options.postgresURL = self.postgresURL
         options.full = self.full
         options.smoke = self.smoke
         options.seconds = self.seconds ?? (self.smoke ? 0.2 : self.full ? 5 : options.seconds)
@@ -84,11 +105,7 @@ struct BenchMain: AsyncParsableCommand {
         report.printMessageMix()
         fflush(nil)  // each table as soon as it is measured, also when stdout is a file
         if options.stack {
-            let logger = Logger(label: "foyer.bench")
-            report.stack = try await StackBenchmark(
-                sizes: options.smoke ? .smoke : .make(full: options.full),
-                logger: logger
-            ).run()
+            try await runStack(options, into: &report)
             report.printStack()
             fflush(nil)  // each table as soon as it is measured, also when stdout is a file
         }
@@ -100,11 +117,67 @@ struct BenchMain: AsyncParsableCommand {
     }
 }
 
+extension BenchMain {
+    /// The end-to-end rows once per engine of `options`, on a throwaway PostgreSQL unless `--postgres-url` names one
+    /// (stopped at the end, also on failure); the PostgreSQL rows are skipped, with a line saying so, when neither a
+    /// URL nor an installed PostgreSQL is at hand.
+    static func runStack(_ options: BenchOptions, into report: inout BenchReport) async throws {
+        let logger = Logger(label: "foyer.bench")
+        var engines = options.engines
+        var postgresURL = options.postgresURL
+        var server: ThrowawayPostgres?
+        if engines.contains(.postgres), postgresURL == nil {
+            if ThrowawayPostgres.isInstalled {
+                FileHandle.standardError.write(Data("  starting a throwaway PostgreSQL...\n".utf8))
+                let started = try await ThrowawayPostgres.start()
+                server = started
+                postgresURL = started.url
+            } else {
+                print(
+                    "PostgreSQL rows skipped: PostgreSQL is not installed (`make deps` installs it) and no --postgres-url was given\n"
+                )
+                engines.removeAll { $0 == .postgres }
+            }
+        }
+        do {
+            if let server { try await PostgresServer.makeDurable(url: server.url, logger: logger) }
+            if let postgresURL, engines.contains(.postgres) {
+                report.postgres = try await PostgresServer.describe(url: postgresURL, logger: logger)
+            }
+            for engine in engines {
+                FileHandle.standardError.write(Data("  end-to-end rows on \(engine.title):\n".utf8))
+                let database: StackDatabase =
+                    switch engine {
+                    case .sqlite: .sqlite
+                    case .postgres:
+                        .postgres(
+                            url: postgresURL ?? "",
+                            schemaPrefix: "bench_\(UUID().uuidString.prefix(8).lowercased())"
+                        )
+                    }
+                report.stacks.append(
+                    try await StackBenchmark(
+                        sizes: options.smoke ? .smoke : .make(full: options.full),
+                        database: database,
+                        logger: logger
+                    ).run()
+                )
+            }
+        } catch {
+            await server?.stop()
+            throw error
+        }
+        await server?.stop()
+    }
+}
+
 struct BenchOptions {
     var seconds: Double = 3
     var full = false
     var smoke = false
     var stack = true
+    var engines = BenchEngine.allCases
+    var postgresURL: String?
     var grpcPath: String?
     var jsonPath: String?
 }

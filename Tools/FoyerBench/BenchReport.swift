@@ -7,7 +7,10 @@ struct BenchReport: Codable {
     var rpc: [RPCRow] = []
     var lz4: [LZ4Benchmark.Row] = []
     var messageMix: [MessageMix.Row] = []
-    var stack: StackReport?
+    /// The end-to-end rows, once per engine (SQLite first).
+    var stacks: [StackReport] = []
+    /// The PostgreSQL server the rows ran on (version, fsync, synchronous_commit), when they ran on one.
+    var postgres: String?
 
     func printRPC() {
         print("RPC small-call round trips over loopback (one connection, 32-byte echo)")
@@ -99,76 +102,6 @@ struct BenchReport: Codable {
         )
     }
 
-    func printStack() {
-        guard let stack else { return }
-        print(
-            "\nEnd to end: the five executables built beside foyer-bench, on loopback, SQLite, \(stack.sizes.concurrency) calls in flight"
-        )
-        let widths = [22, 12, 9, 8, 10, 9, 9]
-        print(BenchTable.row(["operation", "via", "ok", "failed", "per s", "p50 ms", "p99 ms"], widths: widths))
-        for entry in stack.throughput {
-            print(
-                BenchTable.row(
-                    [
-                        entry.name, entry.path, "\(entry.succeeded)", "\(entry.failed)",
-                        String(format: "%.0f", entry.perSecond),
-                        entry.p50Milliseconds.map { String(format: "%.2f", $0) } ?? "-",
-                        entry.p99Milliseconds.map { String(format: "%.2f", $0) } ?? "-",
-                    ],
-                    widths: widths
-                )
-            )
-        }
-        if let gateway = stack.throughput.first(where: { $0.name == "guest sign-in" && $0.path == "gateway" }),
-            let identity = stack.throughput.first(where: { $0.name == "guest sign-in" && $0.path == "identity" })
-        {
-            print(
-                String(
-                    format: "guest sign-ins through the gateway run at %.2f× identity's own rate",
-                    gateway.perSecond / identity.perSecond
-                )
-            )
-        }
-        printEdgeRatios(stack)
-        print("")
-        let operationWidths = [22, 10, 10, 24, 10]
-        print(BenchTable.row(["operation", "documents", "ms", "beside", "ms"], widths: operationWidths))
-        for entry in stack.operations {
-            print(
-                BenchTable.row(
-                    [
-                        entry.name, "\(entry.documents)", String(format: "%.0f", entry.milliseconds),
-                        entry.comparison ?? "-",
-                        entry.comparisonMilliseconds.map { String(format: "%.0f", $0) } ?? "-",
-                    ],
-                    widths: operationWidths
-                )
-            )
-        }
-        print("")
-        let cleanupWidths = [22, 14, 10, 8, 10]
-        print(
-            BenchTable.row(["expired guests", "seeding (s)", "sweep (s)", "sweeps", "guests/s"], widths: cleanupWidths)
-        )
-        for entry in stack.cleanup {
-            print(
-                BenchTable.row(
-                    [
-                        "\(entry.guests)", String(format: "%.1f", entry.seedSeconds),
-                        String(format: "%.1f", entry.sweepSeconds),
-                        "\(entry.sweeps)", String(format: "%.0f", entry.guestsPerSecond),
-                    ],
-                    widths: cleanupWidths
-                )
-            )
-        }
-        print("")
-        print(BenchTable.row(["service", "peak RSS MiB"], widths: [22, 14]))
-        for entry in stack.peakMemory {
-            print(BenchTable.row([entry.service, String(format: "%.1f", entry.peakMiB)], widths: [22, 14]))
-        }
-    }
-
     func json() throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
@@ -199,22 +132,5 @@ struct MachineDescription: Codable {
             memoryGiB: Double(info.physicalMemory) / 1_073_741_824,
             cpu: model
         )
-    }
-}
-
-extension BenchReport {
-    /// The HTTP edge's rates as a share of the binary edge's, measured in the same run.
-    func printEdgeRatios(_ stack: StackReport) {
-        func rate(_ name: String, _ path: String) -> Double? {
-            stack.throughput.first { $0.name == name && $0.path == path }?.perSecond
-        }
-        for name in ["guest sign-in", "document put (256 B)"] {
-            guard let binary = rate(name, "gateway"), let http = rate(name, "gateway HTTP"), binary > 0 else {
-                continue
-            }
-            print(
-                "\(name) through the HTTP edge runs at \(String(format: "%.2f", http / binary))× the binary edge's rate"
-            )
-        }
     }
 }

@@ -11,10 +11,13 @@ import NIOCore
 import Synchronization
 
 /// The end-to-end rows: the five release executables started as processes on loopback, each on its own SQLite file
-/// in a temporary directory, driven over TCP the way apps (through the gateway) and services (straight, with the
-/// cluster secret) drive them. Peak memory is each process's high-water mark at the end.
+/// in a temporary directory or in its own fresh schema of one PostgreSQL database, driven over TCP the way apps
+/// (through the gateway) and services (straight, with the cluster secret) drive them. Peak memory is each process's
+/// high-water mark at the end.
 struct StackBenchmark {
     let sizes: StackSizes
+    /// `.sqlite`, or `.postgres` with a schema prefix no earlier run used (the schemas are dropped at the end).
+    let database: StackDatabase
     let logger: Logger
 
     func run() async throws -> StackReport {
@@ -22,6 +25,17 @@ struct StackBenchmark {
             .appendingPathComponent("foyer-bench-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
+        do {
+            let report = try await measure(directory: directory)
+            try await PostgresServer.dropSchemas(of: database, logger: logger)
+            return report
+        } catch {
+            try? await PostgresServer.dropSchemas(of: database, logger: logger)
+            throw error
+        }
+    }
+
+    private func measure(directory: URL) async throws -> StackReport {
         let secret = ClusterSecret.generate()
         let stack = try await StackProcesses.start(try configuration(directory: directory, secret: secret))
         do {
@@ -51,7 +65,8 @@ struct StackBenchmark {
     private func configuration(directory: URL, secret: ClusterSecret) throws -> StackConfiguration {
         var configuration = StackConfiguration(
             binDirectory: try StackProcesses.locateExecutables(),
-            dataDirectory: directory
+            dataDirectory: directory,
+            database: database
         )
         let plans = directory.appendingPathComponent("plans.json")
         try Data(
@@ -147,8 +162,14 @@ final class StackRun: Sendable {
 
     func port(_ service: StackService) -> Int { stack.port(of: service) }
 
+    /// The engine the stack's services store their data in.
+    var engine: BenchEngine {
+        if case .postgres = stack.configuration.database { return .postgres }
+        return .sqlite
+    }
+
     func measure() async throws -> StackReport {
-        var report = StackReport(sizes: sizes)
+        var report = StackReport(engine: engine, sizes: sizes)
         progress("guest sign-ins")
         report.throughput += try await signIns()
         progress("guest sign-ins and document puts through FoyerClient, binary and HTTP edges")
@@ -325,13 +346,21 @@ final class StackRun: Sendable {
         return CleanupRow(guests: guests, seedSeconds: seedSeconds, sweepSeconds: seconds, sweeps: sweeps)
     }
 
-    /// Writes `count` guests straight into identity's and guest-quota's SQLite files, beside the running services:
+    /// Writes `count` guests straight into identity's and guest-quota's databases, beside the running services:
     /// signing 100,000 guests in through the gateway would take longer than the whole report may, and it is the
     /// deletion that the row measures (guest sign-ins have their own row).
     private func seedGuests(_ count: Int) async throws {
         func open(_ service: StackService) async throws -> FoyerDatabase {
-            let path = dataDirectory.appendingPathComponent("\(service.executableName).sqlite").path
-            return try await FoyerDatabase.open(DatabaseConfiguration(engine: .sqlite(path: path)), logger: logger)
+            switch stack.configuration.database {
+            case .sqlite:
+                let path = stack.configuration.sqliteFile(of: service).path
+                return try await FoyerDatabase.open(DatabaseConfiguration(engine: .sqlite(path: path)), logger: logger)
+            case .postgres:
+                return try await FoyerDatabase.open(
+                    try PostgresServer.configuration(of: service, in: stack.configuration.database),
+                    logger: logger
+                )
+            }
         }
         let identity = try await open(.identity)
         let uids: [String]

@@ -1,7 +1,8 @@
 import Foundation
 
-/// The end-to-end rows, as printed and written to JSON.
+/// The end-to-end rows of one engine, as printed and written to JSON.
 struct StackReport: Codable {
+    var engine: BenchEngine
     var sizes: StackSizes
     var throughput: [ThroughputRow] = []
     var operations: [OperationRow] = []
