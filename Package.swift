@@ -402,6 +402,12 @@ let package = Package(
             exclude: ["crosscheck.py"],
             swiftSettings: swiftSettings
         ),
+        // Generated values of every message type of the five operation tables, round-tripped.
+        .testTarget(
+            name: "FoyerAPITests",
+            dependencies: ["FoyerAPI", "FoyerWire", "FoyerTestSupport", nioCore],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "FoyerWireTests",
             dependencies: [
