@@ -22,16 +22,21 @@ struct HTTPJourneyTLSTests {
         .deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("http").appendingPathComponent("journey.py")
 
-    @Test("the HTTP journey over TLS against the gateway executable with a certificate")
-    func journeyOverTLS() async throws {
-        let certificates = try DevCertificates.make()
-        defer { certificates.remove() }
+    /// A stack whose gateway serves HTTPS with the dev certificate.
+    private static func httpsGateway(_ certificates: DevCertificates) -> RunningStackOptions {
         var options = RunningStackOptions(gatewayHTTP: true)
         options.environment[.gateway] = [
             "FOYER_TLS_CERTIFICATE": certificates.server.certificatePath,
             "FOYER_TLS_KEY": certificates.server.keyPath,
         ]
-        try await withRunningStack(options) { stack in
+        return options
+    }
+
+    @Test("the HTTP journey over TLS against the gateway executable with a certificate")
+    func journeyOverTLS() async throws {
+        let certificates = try DevCertificates.make()
+        defer { certificates.remove() }
+        try await withRunningStack(Self.httpsGateway(certificates)) { stack in
             let baseURL = "https://127.0.0.1:\(stack.processes.httpPort)"
             let output = try await PythonScript.run(
                 Self.script,
@@ -51,13 +56,9 @@ struct HTTPJourneyTLSTests {
     func reloadOnSIGHUP() async throws {
         let certificates = try DevCertificates.make()
         defer { certificates.remove() }
-        var options = RunningStackOptions(gatewayHTTP: true)
-        options.environment[.gateway] = [
-            "FOYER_TLS_CERTIFICATE": certificates.server.certificatePath,
-            "FOYER_TLS_KEY": certificates.server.keyPath,
-            // The reload's success is an info line.
-            "FOYER_LOG_LEVEL": "info",
-        ]
+        var options = Self.httpsGateway(certificates)
+        // The reload's success is an info line.
+        options.environment[.gateway]?["FOYER_LOG_LEVEL"] = "info"
         try await withRunningStack(options) { stack in
             let files = certificates.server
             func served() async throws -> ServedCertificate.HTTPSAnswer {
