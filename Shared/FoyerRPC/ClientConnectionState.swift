@@ -58,6 +58,8 @@ struct ClientConnectionState {
     private(set) var maxInFlight = 1
     private var queue = CircularBuffer<UInt32>()
     private var written = 0
+    /// Whether a draining connection has been told to close (once).
+    private var drainedClose = false
     private let hello: Hello
     private let authenticator: HandshakeAuthenticator?
     private let queueMax: Int
@@ -180,7 +182,7 @@ struct ClientConnectionState {
         call.waiting = false
         if call.written {
             calls[id] = call
-            return [.write(.cancel(id: id)), .fail(id, error)]
+            return [.write(.cancel(id: id)), .fail(id, error)] + closeIfDrained()
         }
         calls[id] = nil
         queue.removeAll { $0 == id }
@@ -223,8 +225,7 @@ struct ClientConnectionState {
         while written < maxInFlight, state == .ready, let next = queue.popFirst() {
             actions.append(.send(markWritten(id: next)))
         }
-        if state == .draining, calls.isEmpty { actions.append(.flushAndClose) }
-        return actions
+        return actions + closeIfDrained()
     }
 
     // MARK: Connection lifecycle
@@ -239,8 +240,17 @@ struct ClientConnectionState {
                 actions.append(.fail(id, RPCError(.unavailable, "connection is draining")))
             }
         }
-        if calls.isEmpty { actions.append(.flushAndClose) }
-        return actions
+        return actions + closeIfDrained()
+    }
+
+    /// A draining connection closes once no caller waits for an answer. The answers of calls given up on (deadline,
+    /// cancellation) are not waited for: no one reads them, and no new call reuses their ids here. An answer that
+    /// never comes (a server's bug, or a frame lost on the way) would otherwise hold the connection open, and the
+    /// client's shutdown with it, for ever.
+    private mutating func closeIfDrained() -> [Action] {
+        guard state == .draining, !drainedClose, !calls.values.contains(where: \.waiting) else { return [] }
+        drainedClose = true
+        return [.flushAndClose]
     }
 
     /// Asks the server to stop sending (client shutdown): GOAWAY, then close once every answer is in.

@@ -139,7 +139,7 @@ final class ConnectionPool: Sendable {
     /// The connections the pool holds now (some may be closing).
     var connections: [ClientConnection] { state.withLockedValue { $0.connections } }
 
-    /// Closes every connection once its answers are in; later calls fail `unavailable`.
+    /// Closes every connection once the answers its callers wait for are in; later calls fail `unavailable`.
     func close() async {
         let connections = state.withLockedValue { state in
             state.closed = true

@@ -249,6 +249,29 @@ struct ClientConnectionStateTests {
         #expect(handshaking.closeGracefully() == [.close])
     }
 
+    @Test("a draining connection closes once no caller waits, without the answers of calls given up on")
+    func drainSkipsAbandonedCalls() {
+        var state = Self.ready()
+        #expect(Self.start(&state, 1) == .send(1))
+        #expect(Self.start(&state, 2) == .send(2))
+        let stopped = Self.steps(state.stop(id: 1, error: .deadlineExceeded()))
+        #expect(stopped == [.write(.cancel, id: 1), .fail(1, .deadlineExceeded)])
+        #expect(Self.steps(state.closeGracefully()) == [.goAway(.shutdown)])
+        #expect(Self.received(&state, Self.response(2)) == [.succeed(2), .flushAndClose])
+        #expect(Self.received(&state, Self.response(1)) == [], "a late answer neither reaches anyone nor closes twice")
+
+        var abandonedOnly = Self.ready()
+        #expect(Self.start(&abandonedOnly, 1) == .send(1))
+        _ = abandonedOnly.stop(id: 1, error: .cancelled())
+        #expect(Self.steps(abandonedOnly.closeGracefully()) == [.goAway(.shutdown), .flushAndClose])
+
+        var stoppedWhileDraining = Self.ready()
+        #expect(Self.start(&stoppedWhileDraining, 1) == .send(1))
+        #expect(Self.steps(stoppedWhileDraining.closeGracefully()) == [.goAway(.shutdown)])
+        let last = Self.steps(stoppedWhileDraining.stop(id: 1, error: .deadlineExceeded()))
+        #expect(last == [.write(.cancel, id: 1), .fail(1, .deadlineExceeded), .flushAndClose])
+    }
+
     @Test("losing the connection fails sent calls as lost and queued ones as unavailable, once")
     func shutDown() {
         var state = Self.ready(maxInFlight: 1)
