@@ -160,13 +160,24 @@ extension GatewayCore {
             options: options
         )
         guard choice == .merge else { return .discarded(session) }
-        // user-data answers the report it recorded for this operation.
-        let report = try await userData.call(
-            UserDataMethods.merge,
-            MergeDocumentsRequest(fromUID: guest.uid, toUID: session.uid, op: operationID, policy: policy),
-            options: options
-        )
-        return .merged(session, report)
+        // user-data answers the report it recorded for this operation. cleanup's recovery may have finished the merge
+        // under another policy than this retry's (keepBoth first, Sweeper+Recovery): user-data refuses the others
+        // with `op-conflict`, so the recorded one is found by trying them in turn; nothing is merged again.
+        let policies = [policy] + MergePolicy.allCases.filter { $0 != policy }
+        for (index, candidate) in policies.enumerated() {
+            do {
+                let report = try await userData.call(
+                    UserDataMethods.merge,
+                    MergeDocumentsRequest(fromUID: guest.uid, toUID: session.uid, op: operationID, policy: candidate),
+                    options: options
+                )
+                return .merged(session, report)
+            } catch let error as RPCError where error.status == UserDataStatus.opConflict && index < policies.count - 1
+            {
+                continue
+            }
+        }
+        preconditionFailure("the last policy's failure is thrown above")
     }
 
     /// A session for the account a finished merge or discard went to, signed in with the retry's password.
