@@ -195,8 +195,9 @@ let package = Package(
         .target(
             name: "FoyerIdentity",
             dependencies: storeService + [
-                "FoyerAccessTokens", serviceLifecycle, nioPosix, .product(name: "NIOTLS", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                // FoyerAccountOps for its test-only fault points (FaultPoint), shared with the gateway and cleanup.
+                "FoyerAccessTokens", "FoyerAccountOps", serviceLifecycle, nioPosix,
+                .product(name: "NIOTLS", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             path: "Services/Identity/Library",
             swiftSettings: swiftSettings

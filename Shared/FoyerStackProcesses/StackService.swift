@@ -11,8 +11,9 @@ public enum StackService: String, CaseIterable, Sendable, CustomStringConvertibl
 
     public var description: String { rawValue }
 
-    /// The variable through which the other services find this one (the gateway is found by clients only).
-    var addressVariable: String? {
+    /// The variable through which the other services find this one (the gateway is found by clients only); a
+    /// per-service environment override of it points one service elsewhere (e.g. the gateway at a proxy).
+    public var addressVariable: String? {
         switch self {
         case .identity: "FOYER_IDENTITY_ADDRESS"
         case .guestQuota: "FOYER_GUEST_QUOTA_ADDRESS"

@@ -12,7 +12,8 @@ import Glibc
 /// by a fault point (debug builds, `FOYER_FAULT_KILL_AT`; see docs/DECISIONS.md) right after a step, or the
 /// service a step calls killed before the operation starts. Then the crashed service restarts, the client retries
 /// with the same operation id, cleanup sweeps (grace 0), and the databases must hold nothing of the deleted or
-/// merged user and the account's documents and counters exactly once.
+/// merged user and the account's documents and counters exactly once, and every invariant of docs/INVARIANTS.md
+/// must hold (Invariants.swift). FaultTests+Identity.swift kills identity and cleanup in the middle of a step.
 @Suite("Kill at each step of merge and delete-everything", .serialized, .sharedStack())
 struct FaultTests {
     static let mergePoints = [
@@ -70,7 +71,7 @@ struct FaultTests {
 }
 
 /// An account with notes a1, a2 and a guest with notes g1, g2, g3 about to merge into it.
-private struct MergeScenario {
+struct MergeScenario {
     let stack: RunningStack
     let account: (uid: String, email: String)
     let guest: SessionTokens
@@ -142,11 +143,16 @@ private struct MergeScenario {
             #expect(try await client.signIn(email: account.email, password: password).uid == account.uid)
             #expect(try await client.get("notes", "g2")?.text == "guest g2", sourceLocation: sourceLocation)
         }
+        try await expectInvariants(
+            stack,
+            InvariantScope(deleted: [guest.uid], exactCounters: true),
+            sourceLocation: sourceLocation
+        )
     }
 }
 
 /// A member with three documents about to delete everything.
-private struct DeletionScenario {
+struct DeletionScenario {
     let stack: RunningStack
     let account: (uid: String, email: String)
     let session: SessionTokens
@@ -198,5 +204,10 @@ private struct DeletionScenario {
             let error = await foyerFailure { try await client.signIn(email: account.email, password: password) }
             #expect(error == .invalidCredentials, sourceLocation: sourceLocation)
         }
+        try await expectInvariants(
+            stack,
+            InvariantScope(deleted: [account.uid], exactCounters: true),
+            sourceLocation: sourceLocation
+        )
     }
 }

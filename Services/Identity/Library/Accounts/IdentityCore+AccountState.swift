@@ -1,5 +1,6 @@
 import Foundation
 import FoyerAPI
+import FoyerAccountOps
 import FoyerRPC
 import FoyerStorage
 import SQLKit
@@ -42,6 +43,7 @@ extension IdentityCore {
             try await UserRecords.moveNotBefore(sql, uid: guest.uid, now: now)
             return try await UserRecords.load(sql, uid: guest.uid)!.accountState
         }
+        FaultPoint.identityAfterBeginMerge.reached()
         logger.info(
             "merge begun",
             metadata: [
@@ -67,6 +69,7 @@ extension IdentityCore {
             if let refusal = try await self.markDeleting(sql, [request], now: now)[0] { throw refusal }
             return try await UserRecords.load(sql, uid: request.uid)!.accountState
         }
+        FaultPoint.identityAfterBeginDelete.reached()
         logger.info(
             "deletion begun",
             metadata: ["user.uid": "\(request.uid)", "operation.id": "\(request.operationID)"]
@@ -78,6 +81,7 @@ extension IdentityCore {
     func beginDeleteBatch(_ requests: [BeginDeleteRequest]) async throws -> [IdentityError?] {
         let now = self.now
         let refusals = try await database.transaction { sql in try await self.markDeleting(sql, requests, now: now) }
+        FaultPoint.identityAfterBeginDelete.reached()
         logger.info(
             "deletions begun",
             metadata: ["batch.size": "\(requests.count)", "batch.refused": "\(refusals.count { $0 != nil })"]
@@ -163,6 +167,7 @@ extension IdentityCore {
         let refusals = try await database.transaction { sql in
             try await self.finish(sql, requests, kind: .deleting, now: now)
         }
+        FaultPoint.identityAfterFinishDelete.reached()
         logger.info(
             "deletions finished",
             metadata: ["batch.size": "\(requests.count)", "batch.refused": "\(refusals.count { $0 != nil })"]
@@ -175,6 +180,7 @@ extension IdentityCore {
         try await database.transaction { sql in
             if let refusal = try await self.finish(sql, [request], kind: kind, now: now)[0] { throw refusal }
         }
+        (kind == .merging ? FaultPoint.identityAfterFinishMerge : .identityAfterFinishDelete).reached()
         logger.info(
             "\(kind == .merging ? "merge" : "deletion") finished",
             metadata: ["operation.id": "\(request.operationID)"]
