@@ -5,6 +5,9 @@
 #                                             database foyer_test, print its URL on stdout:
 #                                             postgres://postgres@127.0.0.1:PORT/foyer_test
 #   scripts/throwaway-postgres.sh stop DIR    stop that server and remove DIR
+#   scripts/throwaway-postgres.sh pause DIR   stop that server at once (`pg_ctl stop -m immediate`, as a crash
+#                                             would), keeping DIR: its data, its port and its URL
+#   scripts/throwaway-postgres.sh resume DIR  start a paused server again on the same port (crash recovery runs)
 #
 # Trust authentication, loopback only, fsync off: for tests, never for data. Run as root, the server runs as the
 # `postgres` user (initdb refuses root); run as anyone else, it runs as that user. Binaries: the highest
@@ -13,7 +16,7 @@ set -euo pipefail
 
 die() { echo "throwaway-postgres: $*" >&2; exit 1; }
 
-[[ $# -eq 2 && ( $1 == start || $1 == stop ) ]] || die "usage: $0 start|stop DIR"
+[[ $# -eq 2 && ( $1 == start || $1 == stop || $1 == pause || $1 == resume ) ]] || die "usage: $0 start|stop|pause|resume DIR"
 command=$1
 dir=$(realpath -m "$2")
 data=$dir/data
@@ -37,6 +40,20 @@ if [[ $command == stop ]]; then
         as_owner "$bindir/pg_ctl" -D "$data" stop -m fast >&2
     fi
     rm -rf "$dir"
+    exit 0
+fi
+
+if [[ $command == pause || $command == resume ]]; then
+    [[ -f $marker && -f $dir/url ]] || die "$dir is not a server started by this script"
+    url=$(cat "$dir/url")
+    port=${url##*:}
+    port=${port%%/*}
+    if [[ $command == pause ]]; then
+        as_owner "$bindir/pg_ctl" -D "$data" stop -m immediate >&2
+    else
+        as_owner "$bindir/pg_ctl" -D "$data" -l "$dir/postgres.log" -o "-p $port" -w -t 60 start >&2 \
+            || { tail -n 20 "$dir/postgres.log" >&2 || true; die "the server did not start again (log: $dir/postgres.log)"; }
+    fi
     exit 0
 fi
 

@@ -261,6 +261,9 @@ final class ServerConnection: Sendable {
             rpcError = error
         case is CancellationError:
             rpcError = .cancelled()
+        case let error as any RPCStatusMapping:
+            // A refusal that knows its status but was not mapped by its handler (e.g. the storage layer's).
+            rpcError = error.rpcError
         default:
             logger.error(
                 "handler failed",

@@ -113,7 +113,10 @@ enum PooledConnection: Sendable {
         case .sqlite(let connection):
             connection.logging(to: logger).sql(encoder: .init(), decoder: .init(), queryLogLevel: queryLogLevel)
         case .postgres(let connection):
-            connection.sql(queryLogLevel: queryLogLevel, logger: logger)
+            OpenPostgresSQLDatabase(
+                connection: connection,
+                base: connection.sql(queryLogLevel: queryLogLevel, logger: logger)
+            )
         }
     }
 
@@ -122,7 +125,9 @@ enum PooledConnection: Sendable {
     func begin() async throws {
         switch self {
         case .sqlite(let connection): _ = try await connection.query("BEGIN IMMEDIATE")
-        case .postgres(let connection): _ = try await connection.query("BEGIN" as String).get()
+        case .postgres(let connection):
+            try connection.ensureOpen()
+            _ = try await connection.query("BEGIN" as String).get()
         }
     }
 
@@ -132,6 +137,7 @@ enum PooledConnection: Sendable {
             _ = try await connection.query("COMMIT")
         case .postgres(let connection):
             // PostgreSQL answers COMMIT of an aborted transaction with the tag ROLLBACK and no error.
+            try connection.ensureOpen()
             let result = try await connection.query("COMMIT" as String).get()
             if result.metadata.command == "ROLLBACK" {
                 throw FoyerStorageError.transactionAborted
@@ -142,7 +148,9 @@ enum PooledConnection: Sendable {
     func rollback() async throws {
         switch self {
         case .sqlite(let connection): _ = try await connection.query("ROLLBACK")
-        case .postgres(let connection): _ = try await connection.query("ROLLBACK" as String).get()
+        case .postgres(let connection):
+            try connection.ensureOpen()
+            _ = try await connection.query("ROLLBACK" as String).get()
         }
     }
 

@@ -24,6 +24,9 @@ public enum FoyerStorageError: Error, Sendable, Equatable, CustomStringConvertib
     /// `transaction` was called inside the body of another `transaction` (or `withConnection` inside a
     /// transaction) of the same database in the same task. Use the connection the body receives instead.
     case nestedTransaction
+    /// The connection to PostgreSQL failed while COMMIT was in flight: the transaction may or may not have been
+    /// committed (outcome unknown; the services answer `internal`, which an idempotent call may retry).
+    case commitOutcomeUnknown(String)
     /// The database was closed.
     case closed
 
@@ -45,6 +48,8 @@ public enum FoyerStorageError: Error, Sendable, Equatable, CustomStringConvertib
             "the transaction was aborted by an earlier failed statement (PostgreSQL aborts the whole transaction on any error; use ON CONFLICT, or withSavepoint around a statement that may fail) and nothing was committed"
         case .nestedTransaction:
             "transaction or withConnection called inside a transaction body of the same database; use the connection passed to the body"
+        case .commitOutcomeUnknown(let underlying):
+            "the connection failed while COMMIT was in flight, so the transaction may or may not have been committed: \(underlying)"
         case .closed:
             "the database has been closed"
         }

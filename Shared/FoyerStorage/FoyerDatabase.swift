@@ -26,7 +26,8 @@
 //   sleeping in SQLite's busy handler can never hold up the connection that owns the lock.
 //   PostgreSQL uses a bounded pool (`limits.postgresPoolSize`).
 // - Errors: `DatabaseError.isUniqueViolation` / `isSerializationFailure` classify SQLite result codes and PostgreSQL
-//   SQLSTATEs alike.
+//   SQLSTATEs alike. A database that cannot serve a call now (unreachable, restarting, disk full) is thrown as
+//   `DatabaseUnavailable` on both engines (the services answer it `unavailable`); the pools reconnect by themselves.
 // - Types: use these column types, which mean the same on both engines:
 //     BIGINT (integers, ids, timestamps), TEXT, BOOLEAN (bind `Bool`), DOUBLE PRECISION,
 //     binary: `DatabaseEngineKind.binaryColumnType` (BLOB / BYTEA) with `SQLBytes` to bind and `decodeBytes` to read,
@@ -269,26 +270,43 @@ public final class FoyerDatabase: Sendable {
         _ body: nonisolated(nonsending) (any SQLDatabase) async throws -> T
     ) async throws -> T {
         try self.checkUsable()
-        switch self.backend {
-        case .sqlite(_, let readers, _):
-            return try await readers.withConnection { connection in
-                try await body(
-                    PooledConnection.sqlite(connection).sql(
-                        logger: self.logger,
-                        queryLogLevel: self.configuration.queryLogLevel
+        do {
+            switch self.backend {
+            case .sqlite(_, let readers, _):
+                return try await readers.withConnection { connection in
+                    try await body(
+                        PooledConnection.sqlite(connection).sql(
+                            logger: self.logger,
+                            queryLogLevel: self.configuration.queryLogLevel
+                        )
                     )
-                )
-            }
-        case .postgres(let pool):
-            return try await pool.withConnection { connection in
-                try await body(
-                    PooledConnection.postgres(connection).sql(
-                        logger: self.logger,
-                        queryLogLevel: self.configuration.queryLogLevel
+                }
+            case .postgres(let pool):
+                return try await pool.withConnection { connection in
+                    try await body(
+                        PooledConnection.postgres(connection).sql(
+                            logger: self.logger,
+                            queryLogLevel: self.configuration.queryLogLevel
+                        )
                     )
-                )
+                }
             }
+        } catch {
+            throw self.classified(error)
         }
+    }
+
+    /// `error`, or ``DatabaseUnavailable`` in its place when it says the database cannot serve calls now (logged as
+    /// a warning: an operator sees the outage in the log, one line per failed call).
+    private func classified(_ error: any Error) -> any Error {
+        guard let unavailable = DatabaseUnavailable.classifying(error) else { return error }
+        if !(error is DatabaseUnavailable) {
+            self.logger.warning(
+                "Database unavailable",
+                metadata: ["reason": "\(unavailable.reason.rawValue)", "error": "\(unavailable.underlying)"]
+            )
+        }
+        return unavailable
     }
 
     /// Runs `body` in a transaction and returns its result: COMMIT when it returns, ROLLBACK when anything throws
@@ -332,19 +350,23 @@ public final class FoyerDatabase: Sendable {
         let id = ObjectIdentifier(self)
         let inProgress = Self.transactionsInProgress
         let requested = ContinuousClock.now
-        return try await Self.$transactionsInProgress.withValue(inProgress.union([id])) {
-            switch self.backend {
-            case .sqlite(let writer, _, _):
-                try await writer.withConnection { connection in
-                    self.metrics.waited(since: requested)
-                    return try await self.run(on: .sqlite(connection), body)
-                }
-            case .postgres(let pool):
-                try await pool.withConnection { connection in
-                    self.metrics.waited(since: requested)
-                    return try await self.run(on: .postgres(connection), body)
+        do {
+            return try await Self.$transactionsInProgress.withValue(inProgress.union([id])) {
+                switch self.backend {
+                case .sqlite(let writer, _, _):
+                    try await writer.withConnection { connection in
+                        self.metrics.waited(since: requested)
+                        return try await self.run(on: .sqlite(connection), body)
+                    }
+                case .postgres(let pool):
+                    try await pool.withConnection { connection in
+                        self.metrics.waited(since: requested)
+                        return try await self.run(on: .postgres(connection), body)
+                    }
                 }
             }
+        } catch {
+            throw self.classified(error)
         }
     }
 
@@ -358,7 +380,11 @@ public final class FoyerDatabase: Sendable {
             let result = try await body(
                 connection.sql(logger: self.logger, queryLogLevel: self.configuration.queryLogLevel)
             )
-            try await connection.commit()
+            do {
+                try await connection.commit()
+            } catch {
+                throw Self.commitFailure(error, on: connection)
+            }
             self.metrics.transacted(since: started, committed: true)
             return result
         } catch {
@@ -377,6 +403,19 @@ public final class FoyerDatabase: Sendable {
             }
             throw error
         }
+    }
+
+    /// What a failed COMMIT means: PostgreSQL losing the connection while COMMIT was in flight leaves the outcome
+    /// unknown (``FoyerStorageError/commitOutcomeUnknown(_:)``), never "unavailable"; any other failure (an SQLite
+    /// COMMIT that failed, a full disk, a connection seen closed before COMMIT was written: ``DatabaseUnavailable``
+    /// already) committed nothing and is passed on as it is.
+    private static func commitFailure(_ error: any Error, on connection: PooledConnection) -> any Error {
+        guard case .postgres = connection, !(error is DatabaseUnavailable),
+            DatabaseUnavailable.classifying(error)?.reason == .unreachable
+        else {
+            return error
+        }
+        return FoyerStorageError.commitOutcomeUnknown(String(reflecting: error))
     }
 
     /// Closes every connection (SQLite checkpoints the WAL into the file). Call it once the work is done (a

@@ -109,6 +109,8 @@ struct RunningStack: Sendable {
 /// How a test's stack is started.
 struct RunningStackOptions: Sendable {
     var engine: TestEngine = .sqlite
+    /// With ``engine`` `.postgres`: the URL of a server of the test's own, used instead of FOYER_TEST_POSTGRES_URL's.
+    var postgresURL: String?
     /// Whether the gateway also serves its HTTP API (on ``RunningStack/httpBaseURL``).
     var gatewayHTTP = false
     /// Whether every service serves Prometheus metrics (``StackProcesses/metricsPort(of:)``).
@@ -155,7 +157,7 @@ func withRunningStack<T: Sendable>(
     var configuration = StackConfiguration(
         binDirectory: try StackProcesses.locateExecutables(),
         dataDirectory: directory,
-        database: try stackDatabase(options.engine)
+        database: try stackDatabase(options.engine, url: options.postgresURL)
     )
     configuration.gatewayServesHTTP = options.gatewayHTTP
     configuration.servesMetrics = options.metrics
@@ -215,12 +217,12 @@ func withRunningStack<T: Sendable>(
 }
 
 /// SQLite, or fresh schemas in the PostgreSQL database of FOYER_TEST_POSTGRES_URL.
-private func stackDatabase(_ engine: TestEngine) throws -> StackDatabase {
+private func stackDatabase(_ engine: TestEngine, url: String?) throws -> StackDatabase {
     switch engine {
     case .sqlite:
         return .sqlite
     case .postgres:
-        guard let url = ProcessInfo.processInfo.environment[postgresURLVariable], !url.isEmpty else {
+        guard let url = url ?? ProcessInfo.processInfo.environment[postgresURLVariable], !url.isEmpty else {
             throw TestDatabaseError.postgresURLMissing
         }
         let prefix = "it_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(12)

@@ -1,0 +1,58 @@
+import Logging
+import NIOCore
+import PostgresKit
+import SQLKit
+
+// PostgresNIO 1.x drops a statement written to a connection whose channel has already closed: the write fails,
+// the statement's promise is never completed, and its caller waits for ever (vapor/postgres-nio#487, reverted in
+// #501). That is what follows a PostgreSQL outage: the statement in flight fails with the connection, and the next
+// one on that connection (the ROLLBACK, or a statement after an error the body caught) would never be answered,
+// holding its request, its request permit and the service's graceful shutdown. So every statement Foyer sends on
+// a PostgreSQL connection first checks that the connection is still open; one that has closed fails at once with
+// ``DatabaseUnavailable``. (A connection closing in the instant between the check and the write is not covered;
+// the check catches every statement sent after the close was seen, which is the case an outage produces.)
+
+extension PostgresConnection {
+    /// Throws ``DatabaseUnavailable`` if the connection has closed: a statement written to it would never be
+    /// answered.
+    func ensureOpen() throws(DatabaseUnavailable) {
+        guard !isClosed else { throw .connectionClosed }
+    }
+}
+
+extension DatabaseUnavailable {
+    /// A statement was about to go to a PostgreSQL connection that has closed.
+    static let connectionClosed = DatabaseUnavailable(
+        reason: .unreachable,
+        underlying: "the connection to PostgreSQL has closed"
+    )
+}
+
+/// A PostgreSQL connection's `SQLDatabase` that checks the connection is open before each statement.
+struct OpenPostgresSQLDatabase: SQLDatabase {
+    let connection: PostgresConnection
+    let base: any SQLDatabase
+
+    var logger: Logger { base.logger }
+    var eventLoop: any EventLoop { base.eventLoop }
+    var version: (any SQLDatabaseReportedVersion)? { base.version }
+    var dialect: any SQLDialect { base.dialect }
+    var queryLogLevel: Logger.Level? { base.queryLogLevel }
+
+    func execute(
+        sql query: any SQLExpression,
+        _ onRow: @escaping @Sendable (any SQLRow) -> Void
+    ) -> EventLoopFuture<Void> {
+        do {
+            try connection.ensureOpen()
+        } catch {
+            return eventLoop.makeFailedFuture(error)
+        }
+        return base.execute(sql: query, onRow)
+    }
+
+    func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {
+        try connection.ensureOpen()
+        try await base.execute(sql: query, onRow)
+    }
+}
