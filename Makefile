@@ -8,6 +8,10 @@ CONFIGURATION ?= debug
 # built); BENCH_GRPC=0 skips the gRPC comparison (its separate package takes a while to build the first time).
 BENCH_FLAGS ?=
 BENCH_GRPC ?= 1
+# `make soak` runs the stack under a mix of load at 70% of its measured capacity for SOAK_MINUTES minutes (the memory
+# check needs at least 3; SOAK_FLAGS passes more, e.g. --json soak.json or --postgres-url URL).
+SOAK_MINUTES ?= 10
+SOAK_FLAGS ?=
 # `make fuzz` runs every fuzz target for FUZZ_SECONDS each; FUZZ_TARGET=name runs one (`foyer-fuzz list` names them).
 # One allocation may not exceed FUZZ_MALLOC_LIMIT_MB (the frame limit is 1 MiB; buffers grow by doubling).
 FUZZ_SECONDS ?= 30
@@ -63,6 +67,11 @@ else
 	Benchmarks/.build/release/grpc-echo-bench --json .build/grpc-bench.json $(if $(findstring --full,$(BENCH_FLAGS)),--seconds 5,)
 	.build/release/foyer-bench --grpc .build/grpc-bench.json --json bench-results.json $(BENCH_FLAGS)
 endif
+
+.PHONY: soak
+soak: deps ## Soak: the release stack under a mix of load at 70% of capacity for SOAK_MINUTES (10); fails on errors or RSS growth
+	$(SWIFT) build -c release
+	.build/release/foyer-soak --minutes $(SOAK_MINUTES) $(SOAK_FLAGS)
 
 .PHONY: fuzz
 fuzz: deps ## Fuzz every parser (frames, service bodies, PROXY, JWT/JWKS, JSON, LZ4) with libFuzzer, FUZZ_SECONDS (30) per target; FUZZ_TARGET=name for one

@@ -63,6 +63,7 @@ let package = Package(
         // The load, latency recorder and table shared with the gRPC comparison in Benchmarks/.
         .library(name: "FoyerBenchKit", targets: ["FoyerBenchKit"]),
         .executable(name: "foyer-fuzz", targets: ["FoyerFuzz"]),
+        .executable(name: "foyer-soak", targets: ["FoyerSoak"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
@@ -371,6 +372,21 @@ let package = Package(
             path: "Tools/FoyerFuzz",
             swiftSettings: swiftSettings
         ),
+        // `make soak`: the stack under a mix of load for minutes; the per-minute figures and the verdict apart.
+        .target(
+            name: "FoyerSoakKit",
+            dependencies: ["FoyerLoad"],
+            path: "Tools/FoyerSoakKit",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "FoyerSoak",
+            dependencies: [
+                "FoyerSoakKit", "FoyerLoad", "FoyerClient", "FoyerRPC", "FoyerStackProcesses", argumentParser, logging,
+            ],
+            path: "Tools/FoyerSoak",
+            swiftSettings: swiftSettings
+        ),
 
         // MARK: Tests
         .target(
@@ -478,6 +494,12 @@ let package = Package(
         .testTarget(
             name: "FoyerLoadTests",
             dependencies: ["FoyerLoad", "FoyerClient", histogram],
+            swiftSettings: swiftSettings
+        ),
+        // The soak's verdict and figures; one short real `foyer-soak` run against the built executables.
+        .testTarget(
+            name: "FoyerSoakTests",
+            dependencies: ["FoyerSoakKit", "FoyerLoad", "FoyerStackProcesses"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -73,35 +73,54 @@ public final class LoadRecorder: Sendable {
         state.withLock { $0.seconds.indices.contains(second) ? $0.seconds[second].requests : 0 }
     }
 
+    /// What was recorded since the start or the last take, summarised, and the recorder emptied for the next
+    /// interval (requests, errors, outcomes, latencies and iterations start again from zero; the per-second
+    /// timeline is kept whole). For reports per interval of a long run, such as a soak's minutes.
+    ///
+    /// - Parameter elapsed: the interval's length, for its rates.
+    public func takeReport(plan: LoadPlan, elapsed: Duration) -> LoadReport {
+        state.withLock { state in
+            let report = Self.report(of: state, plan: plan, elapsed: elapsed, stopReason: nil)
+            state.operations = [:]
+            state.requests = 0
+            state.errors = 0
+            state.iterations = 0
+            state.failedIterations = 0
+            return report
+        }
+    }
+
     /// What was recorded, summarised.
     public func report(plan: LoadPlan, elapsed: Duration, stopReason: String?) -> LoadReport {
-        state.withLock { state in
-            LoadReport(
-                plan: plan,
-                elapsed: elapsed,
-                iterations: state.iterations,
-                failedIterations: state.failedIterations,
-                operations: state.operations.keys.sorted().map { operation in
-                    let stats = state.operations[operation] ?? Operation()
-                    return LoadReport.OperationSummary(
-                        operation: operation,
-                        count: stats.latencies.totalCount,
-                        errors: stats.errors,
-                        outcomes: stats.outcomes,
-                        latency: LatencySummary(stats.latencies)
-                    )
-                },
-                timeline: state.seconds.enumerated().map { second, stats in
-                    LoadReport.SecondSummary(
-                        second: second,
-                        requests: stats.requests,
-                        errors: stats.errors,
-                        p50Nanoseconds: stats.requests > 0 ? stats.latencies.valueAtPercentile(50) * 1000 : 0,
-                        p99Nanoseconds: stats.requests > 0 ? stats.latencies.valueAtPercentile(99) * 1000 : 0
-                    )
-                },
-                stopReason: stopReason
-            )
-        }
+        state.withLock { Self.report(of: $0, plan: plan, elapsed: elapsed, stopReason: stopReason) }
+    }
+
+    private static func report(of state: State, plan: LoadPlan, elapsed: Duration, stopReason: String?) -> LoadReport {
+        LoadReport(
+            plan: plan,
+            elapsed: elapsed,
+            iterations: state.iterations,
+            failedIterations: state.failedIterations,
+            operations: state.operations.keys.sorted().map { operation in
+                let stats = state.operations[operation] ?? Operation()
+                return LoadReport.OperationSummary(
+                    operation: operation,
+                    count: stats.latencies.totalCount,
+                    errors: stats.errors,
+                    outcomes: stats.outcomes,
+                    latency: LatencySummary(stats.latencies)
+                )
+            },
+            timeline: state.seconds.enumerated().map { second, stats in
+                LoadReport.SecondSummary(
+                    second: second,
+                    requests: stats.requests,
+                    errors: stats.errors,
+                    p50Nanoseconds: stats.requests > 0 ? stats.latencies.valueAtPercentile(50) * 1000 : 0,
+                    p99Nanoseconds: stats.requests > 0 ? stats.latencies.valueAtPercentile(99) * 1000 : 0
+                )
+            },
+            stopReason: stopReason
+        )
     }
 }

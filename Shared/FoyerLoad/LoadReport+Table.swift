@@ -56,7 +56,8 @@ extension LoadReport {
     }
 
     /// Columns padded to their widest cell: the first left-aligned, the others right-aligned; no trailing spaces.
-    static func aligned(_ table: [[String]]) -> [String] {
+    /// Also for other reports of load runs (the soak's minutes).
+    public static func aligned(_ table: [[String]]) -> [String] {
         let widths = table.reduce(into: [Int]()) { widths, row in
             for (column, cell) in row.enumerated() {
                 if column < widths.count {

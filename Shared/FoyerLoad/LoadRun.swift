@@ -5,7 +5,7 @@ import Synchronization
 /// whether the run is stopping.
 final class LoadRun: Sendable {
     let plan: LoadPlan
-    let recorder = LoadRecorder()
+    let recorder: LoadRecorder
     let start: ContinuousClock.Instant
     /// One client per connection; virtual users' clients share them (and only these are shut down).
     let connections: [FoyerClient]
@@ -18,8 +18,14 @@ final class LoadRun: Sendable {
     private let stopping = Atomic<Bool>(false)
     private let stopReasonText = Mutex<String?>(nil)
 
-    init(plan: LoadPlan, connections: [FoyerClient], start: ContinuousClock.Instant = .now) {
+    init(
+        plan: LoadPlan,
+        connections: [FoyerClient],
+        recorder: LoadRecorder = LoadRecorder(),
+        start: ContinuousClock.Instant = .now
+    ) {
         self.plan = plan
+        self.recorder = recorder
         self.connections = connections
         self.start = start
         self.runID = String(OperationID.make().lowercased().filter { $0.isLetter || $0.isNumber }.prefix(10))

@@ -17,13 +17,26 @@ public struct LoadRunner: Sendable {
     public let plan: LoadPlan
     public let configuration: FoyerClientConfiguration
     public let logger: Logger
+    /// Where the run records every request; whoever passed it may take interval reports from it while the run goes
+    /// on (``LoadRecorder/takeReport(plan:elapsed:)``), and the run's own report then covers what came after. One
+    /// run per recorder.
+    public let recorder: LoadRecorder
 
-    /// - Parameter configuration: the gateway and call settings; `connectionsMax` is set to one per client, as
-    ///   the plan's `connections` are the clients.
-    public init(plan: LoadPlan, configuration: FoyerClientConfiguration, logger: Logger) {
+    /// - Parameters:
+    ///   - configuration: the gateway and call settings; `connectionsMax` is set to one per client, as the plan's
+    ///     `connections` are the clients.
+    ///   - recorder: a recorder of the caller's, to read reports from during the run (a soak's minutes); by
+    ///     default a new one.
+    public init(
+        plan: LoadPlan,
+        configuration: FoyerClientConfiguration,
+        logger: Logger,
+        recorder: LoadRecorder = LoadRecorder()
+    ) {
         self.plan = plan
         self.configuration = configuration
         self.logger = logger
+        self.recorder = recorder
     }
 
     /// Runs the plan and reports; `progress` is called about once a second while it runs.
@@ -33,7 +46,7 @@ public struct LoadRunner: Sendable {
         let connections = (0..<plan.connections).map { _ in
             FoyerClient(configuration: configuration, logger: logger)
         }
-        let run = LoadRun(plan: plan, connections: connections)
+        let run = LoadRun(plan: plan, connections: connections, recorder: recorder)
         await withTaskGroup(of: Void.self) { group in
             if let progress {
                 group.addTask { await Self.report(run, to: progress) }
