@@ -14,7 +14,8 @@ import Synchronization
 ///
 /// Operations this replica runs that revoke sessions (sign-out, deletion, link-or-merge) forget what it knew of the
 /// user at once, so their own client is refused on its very next call. identity's refusals are remembered longer
-/// (a revoked session never comes back). Memory is bounded by `capacity` entries.
+/// (a revoked session never comes back). Each answer is dropped once it has expired, as new ones arrive, and each
+/// table holds at most `capacity` entries.
 final class SessionChecks: Sendable {
     /// A token as far as liveness goes: its session, and when it was issued (a user's not-before can refuse
     /// older tokens of a live session).
@@ -36,21 +37,27 @@ final class SessionChecks: Sendable {
     }
 
     private struct State {
-        var entries: [Key: Entry] = [:]
-        /// Users this replica revoked, and when: answers checked before that no longer count.
-        var forgotten: [String: Date] = [:]
+        /// Sessions identity said were live, with their uid, for `freshness` after the check began.
+        var live: ExpiringTable<Key, String>
+        /// Tokens identity refused, until they would have expired anyway.
+        var refused: ExpiringTable<Key, (uid: String, refusal: RPCError)>
+        /// Users this replica revoked, stored as of the revocation: live answers checked before it no longer count.
+        /// A mark older than `freshness` can only concern answers that have expired by themselves.
+        var forgotten: ExpiringTable<String, Void>
     }
 
-    private let freshness: TimeInterval
-    private let refusalMemory: TimeInterval
-    private let capacity: Int
-    private let state = Mutex(State())
+    private let state: Mutex<State>
     private let flights = SingleFlight<Key, Entry>()
 
     init(freshness: Duration, refusalMemory: Duration, capacity: Int) {
-        self.freshness = Self.seconds(freshness)
-        self.refusalMemory = Self.seconds(refusalMemory)
-        self.capacity = capacity
+        let freshness = Self.seconds(freshness)
+        state = Mutex(
+            State(
+                live: ExpiringTable(lifetime: freshness, capacity: capacity),
+                refused: ExpiringTable(lifetime: Self.seconds(refusalMemory), capacity: capacity),
+                forgotten: ExpiringTable(lifetime: freshness, capacity: capacity)
+            )
+        )
     }
 
     /// Returns if identity said recently enough that the token's session is live; otherwise asks with `verify`
@@ -84,51 +91,46 @@ final class SessionChecks: Sendable {
 
     /// Forgets every answer about `uid` checked before `now`: its next call asks identity again.
     func forget(uid: String, now: Date) {
-        state.withLock { state in
-            state.forgotten[uid] = now
-            if state.forgotten.count > capacity {
-                state.forgotten = state.forgotten.filter { now.timeIntervalSince($0.value) < freshness }
-            }
-        }
+        state.withLock { $0.forgotten.store((), for: uid, storedAt: now, now: now) }
     }
 
-    /// Entries held (for tests).
-    var count: Int { state.withLock { $0.entries.count } }
+    /// Entries held, expired ones not yet dropped included (for tests).
+    var count: Int { state.withLock { $0.live.count + $0.refused.count + $0.forgotten.count } }
     /// Callers waiting for another caller's check (for tests).
     var waiting: Int { flights.waiterCount }
 
     private func lookup(_ key: Key, uid: String, now: Date) -> Entry? {
         state.withLock { state in
-            guard let entry = state.entries[key], entry.uid == uid, isValid(entry, in: state, now: now) else {
-                return nil
+            if let refused = state.refused.entry(key, now: now), refused.value.uid == uid {
+                return Entry(uid: uid, verdict: .refused(refused.value.refusal), checkedAt: refused.storedAt)
             }
-            return entry
+            guard let live = state.live.entry(key, now: now), live.value == uid,
+                !Self.isForgotten(uid, checkedAt: live.storedAt, in: state, now: now)
+            else { return nil }
+            return Entry(uid: uid, verdict: .live, checkedAt: live.storedAt)
         }
     }
 
     private func remember(_ key: Key, _ entry: Entry, now: Date) {
         state.withLock { state in
-            guard isValid(entry, in: state, now: now) else { return }
-            if state.entries.count >= capacity {
-                state.entries = state.entries.filter { isValid($0.value, in: state, now: now) }
-                guard state.entries.count < capacity else { return }
+            switch entry.verdict {
+            case .refused(let refusal):
+                state.live.removeValue(for: key)
+                state.refused.store((entry.uid, refusal), for: key, storedAt: entry.checkedAt, now: now)
+            case .live:
+                // An answer to a question asked before this replica revoked the user is stale on arrival.
+                guard !Self.isForgotten(entry.uid, checkedAt: entry.checkedAt, in: state, now: now) else { return }
+                state.live.store(entry.uid, for: key, storedAt: entry.checkedAt, now: now)
             }
-            state.entries[key] = entry
         }
+    }
+
+    private static func isForgotten(_ uid: String, checkedAt: Date, in state: State, now: Date) -> Bool {
+        guard let forgotten = state.forgotten.entry(uid, now: now) else { return false }
+        return checkedAt <= forgotten.storedAt
     }
 
     private static func seconds(_ duration: Duration) -> TimeInterval {
         TimeInterval(duration.components.seconds) + TimeInterval(duration.components.attoseconds) / 1e18
-    }
-
-    private func isValid(_ entry: Entry, in state: State, now: Date) -> Bool {
-        let age = now.timeIntervalSince(entry.checkedAt)
-        switch entry.verdict {
-        case .refused:
-            return age < refusalMemory
-        case .live:
-            if let forgotten = state.forgotten[entry.uid], entry.checkedAt <= forgotten { return false }
-            return age < freshness && age >= 0
-        }
     }
 }
