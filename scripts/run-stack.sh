@@ -5,7 +5,8 @@
 # Identity runs in LOCAL MODE: email links are not sent but kept in its outbox, which `foyer outbox` reads with the
 # cluster secret. Local mode is for this machine only; never let such a stack face the internet.
 #
-#   DATA_DIR      where SQLite files, the cluster secret and signing keys live (default .data; reused next time)
+#   DATA_DIR      where SQLite files, the cluster secret, the signing keys and the key-encryption key that seals
+#                 them live (default .data; reused next time)
 #   POSTGRES_URL  run every service on this PostgreSQL instead (each in a schema of its own)
 #   BIN           the directory with the executables (default .build/release)
 set -euo pipefail
@@ -21,6 +22,13 @@ services=(identity:7401 guest-quota:7402 user-data:7403 cleanup:7404 gateway:740
 for entry in "${services[@]}"; do
     [[ -x $bin/${entry%%:*} ]] || { echo "missing $bin/${entry%%:*}: run 'swift build -c release' (make run does)" >&2; exit 1; }
 done
+
+# The key-encryption key that seals identity's signing keys at rest (docs/DEPLOYING.md): 32 random bytes in standard
+# base64, made once, readable by this user only. The services make the cluster secret themselves.
+kek=$FOYER_DATA_DIR/signing-key-encryption-key
+if [[ ! -e $kek ]]; then
+    (umask 077 && head -c 32 /dev/urandom | base64 >"$kek.new" && mv "$kek.new" "$kek")
+fi
 
 pids=()
 stop() {
@@ -47,6 +55,8 @@ for entry in "${services[@]}"; do
         --cors-origins http://localhost:7480)
     # Local mode: email links go to identity's outbox instead of a mail server.
     [[ $name == identity ]] && extra+=(--local-mode --mailer outbox)
+    # Signing keys sealed at rest, as in a deployment.
+    [[ $name == identity ]] && extra+=(--signing-key-encryption-key-file "$kek")
     # Every `foyer load` user links a password from 127.0.0.1: lift identity's per-source hashing budget here.
     [[ $name == identity ]] && extra+=(--password-hashes-per-source-per-minute 100000
         --password-hash-burst-per-source 1000)
@@ -87,6 +97,7 @@ Try it:
   $bin/foyer me --session /tmp/me.json
   $bin/foyer email-link send --session /tmp/link.json --email you@example.com --purpose sign-in
   $bin/foyer outbox --cluster-secret-file $FOYER_DATA_DIR/cluster-secret --to you@example.com --limit 1
+  $bin/foyer admin rotate-keys --cluster-secret-file $FOYER_DATA_DIR/cluster-secret
 
 Ctrl-C stops everything.
 EOM

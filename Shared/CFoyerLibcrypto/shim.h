@@ -37,4 +37,8 @@ static inline const char *cfoyer_key_type_ec(void) { return "EC"; }
 /* The P-256 group name (prime256v1 / secp256r1). */
 static inline const char *cfoyer_group_p256(void) { return SN_X9_62_prime256v1; }
 
+/* EVP_CIPHER_CTX_ctrl codes that read and set an AES-GCM tag (macros defined through other macros). */
+static inline int cfoyer_ctrl_gcm_get_tag(void) { return EVP_CTRL_GCM_GET_TAG; }
+static inline int cfoyer_ctrl_gcm_set_tag(void) { return EVP_CTRL_GCM_SET_TAG; }
+
 #endif

@@ -21,6 +21,7 @@ public struct FoyerCryptoError: Error, Sendable, Hashable, CustomStringConvertib
         case unsupportedCriticalHeader
         case unknownKeyID
         case signatureVerificationFailed
+        case authenticationFailed
         case invalidClaims
         case libraryFailure
     }
@@ -57,6 +58,9 @@ public struct FoyerCryptoError: Error, Sendable, Hashable, CustomStringConvertib
     public static let unknownKeyID = FoyerCryptoError(.unknownKeyID)
     /// The signature does not verify.
     public static let signatureVerificationFailed = FoyerCryptoError(.signatureVerificationFailed)
+    /// An authenticated ciphertext (AES-256-GCM) does not open: its nonce, ciphertext, tag or associated data was
+    /// changed, or the key is another. No plaintext is released.
+    public static let authenticationFailed = FoyerCryptoError(.authenticationFailed)
     /// The JWT payload is not a JSON object of the expected shape, or claims could not be encoded.
     public static let invalidClaims = FoyerCryptoError(.invalidClaims)
     /// libcrypto failed for a reason unrelated to the input (typically memory exhaustion).
@@ -73,6 +77,7 @@ public struct FoyerCryptoError: Error, Sendable, Hashable, CustomStringConvertib
     static func unsupportedCriticalHeader(_ detail: String) -> Self { Self(.unsupportedCriticalHeader, detail) }
     static func unknownKeyID(_ detail: String) -> Self { Self(.unknownKeyID, detail) }
     static func signatureVerificationFailed(_ detail: String) -> Self { Self(.signatureVerificationFailed, detail) }
+    static func authenticationFailed(_ detail: String) -> Self { Self(.authenticationFailed, detail) }
     static func invalidClaims(_ detail: String) -> Self { Self(.invalidClaims, detail) }
     static func libraryFailure(_ detail: String) -> Self { Self(.libraryFailure, detail) }
 
@@ -104,6 +109,7 @@ public struct FoyerCryptoError: Error, Sendable, Hashable, CustomStringConvertib
         case .unsupportedCriticalHeader: "unsupported critical header"
         case .unknownKeyID: "unknown key ID"
         case .signatureVerificationFailed: "signature verification failed"
+        case .authenticationFailed: "authentication failed"
         case .invalidClaims: "invalid claims"
         case .libraryFailure: "libcrypto failure"
         }

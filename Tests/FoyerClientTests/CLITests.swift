@@ -1,6 +1,7 @@
 import Foundation
 import FoyerAPI
 import FoyerClient
+import FoyerCrypto
 import FoyerTestSupport
 import Testing
 
@@ -236,6 +237,34 @@ struct CLITests {
         }
     }
 
+    @Test("admin rotate-keys rotates on identity's listener with the cluster secret, and is refused without it")
+    func rotateKeys() async throws {
+        try await withStack { stack in
+            let session = stack.sessionFile("rotate")
+            _ = try await ok(stack, "guest", session: session)
+            let first = try #require(try StoredSession.load(from: session)?.session?.accessToken)
+            let identity = "127.0.0.1:\(stack.identityPort)"
+            let secretFile = try stack.clusterSecretFile()
+            let rotate = ["admin", "rotate-keys", "--identity", identity]
+            let rotated = try await CLI.run(rotate + ["--cluster-secret-file", secretFile])
+            #expect(rotated.status == 0, "\(rotated.stderr)")
+            let keyID = try #require(try rotated.output()["keyID"] as? String)
+            #expect(keyID != (try JWT.decode(first).keyID))
+
+            let after = stack.sessionFile("rotated")
+            _ = try await ok(stack, "guest", session: after)
+            let second = try #require(try StoredSession.load(from: after)?.session?.accessToken)
+            #expect(try JWT.decode(second).keyID == keyID)
+
+            let wrongSecret = try await CLI.run(
+                rotate + ["--timeout", "2"],
+                environment: ["FOYER_CLUSTER_SECRET": ClusterSecretText.random()]
+            )
+            #expect(wrongSecret.status == 1 && wrongSecret.stdout.isEmpty)
+            #expect(try wrongSecret.error()["error"] as? String != nil)
+        }
+    }
+
     @Test("sign-out of a guest deletes it and the session file; delete-account too")
     func signOutAndDelete() async throws {
         try await withStack { stack in
@@ -354,7 +383,7 @@ struct CLITests {
 extension CLI {
     static func run(arguments: [String], stack: Stack, session: String?) async throws -> Result {
         var all = arguments
-        if all.first == "cleanup" || all.first == "outbox" { return try await run(all) }
+        if ["cleanup", "outbox", "admin"].contains(all.first) { return try await run(all) }
         let depth = all.first == "email-link" ? 2 : 1
         var options = ["--gateway", "127.0.0.1:\(stack.gatewayPort)"]
         if let session { options += ["--session", session] }

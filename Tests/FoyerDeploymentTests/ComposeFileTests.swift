@@ -148,6 +148,20 @@ struct ComposeFileTests {
         #expect(!security.contains("none"))
     }
 
+    @Test("identity seals its signing keys with a key-encryption key file that compose mounts as a secret")
+    func signingKeyEncryptionKeyIsASecret() throws {
+        let document = try Self.composeDocument()
+        let services = try #require(document["services"] as? [String: [String: Any]])
+        let identity = try #require(services["identity"])
+        let environment = (identity["environment"] as? [String: Any] ?? [:]).mapValues { "\($0)" }
+        let path = try #require(environment["FOYER_SIGNING_KEY_ENCRYPTION_KEY_FILE"])
+        let mounted = try #require(identity["secrets"] as? [String])
+        let secret = try #require(mounted.first { path == "/run/secrets/\($0)" }, "\(path) is a secret of identity's")
+        let declared = try #require(document["secrets"] as? [String: [String: Any]])
+        let file = try #require(declared[secret]?["file"] as? String)
+        #expect(file.contains("${FOYER_SIGNING_KEY_ENCRYPTION_KEY_FILE:?"), "the operator must name the file: \(file)")
+    }
+
     @Test("the Dockerfile builds and installs every executable compose runs")
     func dockerfile() throws {
         let text = try String(contentsOf: Self.dockerfile, encoding: .utf8)

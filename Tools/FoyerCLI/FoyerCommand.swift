@@ -29,9 +29,10 @@ struct Foyer: AsyncParsableCommand {
               FOYER_SESSION              session file, when --session is not given
               FOYER_CLI_LOG_LEVEL        client log level on stderr (default critical)
               FOYER_CLEANUP_ADDRESS      cleanup HOST:PORT (default 127.0.0.1:7404)
-              FOYER_IDENTITY_ADDRESS     identity HOST:PORT for `foyer outbox` (default 127.0.0.1:7401)
-              FOYER_CLUSTER_SECRET_FILE  cluster secret file for `foyer cleanup` and `foyer outbox`
-                                         (default .data/cluster-secret)
+              FOYER_IDENTITY_ADDRESS     identity HOST:PORT for `foyer outbox` and `foyer admin`
+                                         (default 127.0.0.1:7401)
+              FOYER_CLUSTER_SECRET_FILE  cluster secret file for `foyer cleanup`, `foyer outbox` and
+                                         `foyer admin` (default .data/cluster-secret)
               FOYER_CLUSTER_SECRET       the cluster secret itself (base64url)
             """,
         subcommands: [
@@ -39,7 +40,7 @@ struct Foyer: AsyncParsableCommand {
             MeCommand.self, QuotaCommand.self, LinkCommand.self, ResolveCommand.self, EmailLinkCommand.self,
             SignOutCommand.self, DeleteAccountCommand.self,
             PutCommand.self, GetCommand.self, ListCommand.self, DeleteCommand.self, ExportCommand.self,
-            OutboxCommand.self, JWKSCommand.self, CleanupCommand.self, LoadCommand.self,
+            OutboxCommand.self, JWKSCommand.self, CleanupCommand.self, AdminCommand.self, LoadCommand.self,
         ]
     )
 }

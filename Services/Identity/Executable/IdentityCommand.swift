@@ -11,12 +11,13 @@ struct IdentityCommand: AsyncParsableCommand {
         commandName: "identity",
         abstract: "Foyer's identity service: guests, sessions and tokens, credentials, linking, merges and deletions.",
         discussion:
-            "Every option can also be set by the environment variable named in its help. The signing key is created in the database on first start; `--write-jwks FILE` writes the published keys for app backends."
+            "Every option can also be set by the environment variable named in its help. The signing key is created in the database on first start, sealed with the key-encryption key of --signing-key-encryption-key-file if given, and rotated every --signing-key-rotation-days; `--write-jwks FILE` writes the published keys for app backends."
     )
 
     @OptionGroup var common: ServiceOptions
     @OptionGroup(title: "Mail") var mail: MailOptions
     @OptionGroup(title: "Abuse limits") var limits: AbuseLimitOptions
+    @OptionGroup(title: "Signing keys") var signingKeys: SigningKeyOptions
 
     @Option(help: "The `iss` of access tokens. (env: FOYER_ISSUER; default: foyer)")
     var issuer: String?
@@ -124,6 +125,7 @@ struct IdentityCommand: AsyncParsableCommand {
             startup.logger.warning("test identity providers allowed: provider keys may come from local files")
         }
         try limits.apply(to: &configuration)
+        try signingKeys.apply(to: &configuration, logger: startup.logger)
         if let logN = try testScryptLogN(settings) { configuration.password.scrypt.logN = logN }
         return configuration
     }

@@ -21,6 +21,15 @@ public struct IdentityConfiguration: Sendable {
     /// How often signing keys are reloaded from the database (so replicas see a rotation), and the least time
     /// between two reloads caused by an unknown `kid`. Default 60 s.
     public var signingKeyReloadInterval: Duration = .seconds(60)
+    /// The key-encryption key that seals the signing keys at rest (`--signing-key-encryption-key-file`). Default
+    /// nil: the keys are stored in clear, and identity logs a warning at start.
+    public var signingKeyEncryptionKey: SigningKeyEncryptionKey?
+    /// The key-encryption key that sealed the signing keys before `signingKeyEncryptionKey`: start-up re-seals
+    /// them with the current one. Default nil.
+    public var previousSigningKeyEncryptionKey: SigningKeyEncryptionKey?
+    /// The janitor rotates the signing key when the newest unretired one is older than this. Default 90 days; nil:
+    /// only on request (`rotateSigningKey`).
+    public var signingKeyRotationInterval: Duration? = .seconds(90 * 86_400)
 
     // MARK: Sessions and refresh tokens
 

@@ -27,6 +27,20 @@ enum IdentityConfigurationCheck {
             try require(duration > .zero, "\(name) must be positive")
         }
         try require(configuration.refreshReuseGrace >= .zero, "refreshReuseGrace must not be negative")
+        try require(
+            configuration.signingKeyRotationInterval.map { $0 > .zero } ?? true,
+            "signingKeyRotationInterval must be positive (nil turns the schedule off)"
+        )
+        if let previous = configuration.previousSigningKeyEncryptionKey {
+            try require(
+                configuration.signingKeyEncryptionKey != nil,
+                "previousSigningKeyEncryptionKey needs signingKeyEncryptionKey, the key to re-seal with"
+            )
+            try require(
+                configuration.signingKeyEncryptionKey?.id != previous.id,
+                "previousSigningKeyEncryptionKey is the same key as signingKeyEncryptionKey"
+            )
+        }
         try require(configuration.emailLink.lifetime <= .seconds(600), "emailLink.lifetime must be at most 10 minutes")
         try require(configuration.emailLink.linkTemplate.contains("{token}"), "emailLink.linkTemplate needs {token}")
         try require(configuration.emailLink.perAddressMax >= 1, "emailLink.perAddressMax must be at least 1")

@@ -7,8 +7,9 @@ extension IdentityCore {
     /// sessions past their absolute or idle expiry (or revoked a day ago) with their refresh tokens, email links
     /// past the limits' windows, outbox messages past their retention (they hold addresses), nonces past their
     /// token's expiry, tickets a day past theirs, guest keys past their window, stale failed-attempt counts,
-    /// finished operations a week old, and signing keys no token can need. Then the signing keys are
-    /// reloaded if due (a rotation on another replica).
+    /// finished operations a week old, and signing keys no token can need. The signing key is rotated when the
+    /// newest is older than `signingKeyRotationInterval` (once, however many replicas run this at once). Then the
+    /// signing keys are reloaded if due (a rotation on another replica).
     func runMaintenance() async throws {
         let now = self.now
         let batch = configuration.maintenanceBatchSize
@@ -71,6 +72,11 @@ extension IdentityCore {
                 before: now.subtracting(UserDeletion.finishedOperationRetention),
                 limit: batch
             )
+        }
+        if let interval = configuration.signingKeyRotationInterval,
+            let keyID = try await keys.rotateIfDue(database, now: now, interval: interval)
+        {
+            logger.notice("signing key rotated on schedule", metadata: ["key.id": "\(keyID)"])
         }
         try await database.transaction { sql in try await self.keys.pruneRetired(sql, now: now) }
         try await keys.reloadIfDue(database, now: now)

@@ -2,7 +2,8 @@ import FoyerStorage
 
 /// The identity schema. Times are BIGINT microseconds since the Unix epoch (`SQLTimestamp`) except
 /// `tokens_not_before`, which is whole seconds (it is compared with a JWT's `iat`). Secrets are stored only as
-/// SHA-256 (`*_hash`), never in clear; see Services/Identity/README.md for each table.
+/// SHA-256 (`*_hash`), never in clear, except the signing keys, which are sealed with the key-encryption key when
+/// one is configured; see Services/Identity/README.md for each table.
 enum IdentityMigrations {
     static let service = "identity"
 
@@ -173,6 +174,15 @@ enum IdentityMigrations {
                 // The sessions a guest sign-in key has created (its first and the replays beside it); rows from
                 // before count one. `session_id` stays the first session's.
                 "ALTER TABLE identity_guest_keys ADD COLUMN sessions_created BIGINT NOT NULL DEFAULT 1"
+            ]
+        ),
+        Migration(
+            version: 4,
+            name: "signing keys sealed with a key-encryption key",
+            statements: [
+                // The id of the key-encryption key that sealed `private_key` (then AES-256-GCM nonce, ciphertext
+                // and tag, the kid as associated data); NULL: `private_key` is the seed in clear, as every row before.
+                "ALTER TABLE identity_signing_keys ADD COLUMN kek_id TEXT"
             ]
         ),
     ]

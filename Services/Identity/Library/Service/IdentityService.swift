@@ -25,8 +25,9 @@ public final class IdentityService: Sendable {
     private let ownsDatabase: Bool
     private let http: URLSessionHTTPClient?
 
-    /// Opens the database named by `configuration.database`, migrates it, loads (or creates, on first start) the
-    /// signing key, and builds the server. Fails, leaving nothing open, on any of those.
+    /// Opens the database named by `configuration.database`, migrates it, seals the signing keys with the
+    /// key-encryption key if one is configured (refusing keys sealed with a key it does not have), loads (or
+    /// creates, on first start) them, and builds the server. Fails, leaving nothing open, on any of those.
     public static func make(
         configuration: IdentityConfiguration,
         server: RPCServerConfiguration,
@@ -71,9 +72,13 @@ public final class IdentityService: Sendable {
         try await database.migrate(service: IdentityMigrations.service, migrations: IdentityMigrations.all)
         let keys = SigningKeyRing(
             publicationWindow: configuration.accessTokenLifetime + configuration.accessTokenClockSkew,
-            reloadInterval: configuration.signingKeyReloadInterval
+            reloadInterval: configuration.signingKeyReloadInterval,
+            encryptionKey: configuration.signingKeyEncryptionKey,
+            previousEncryptionKey: configuration.previousSigningKeyEncryptionKey
         )
+        let sealed = try await keys.prepareStorage(database)
         try await keys.load(database, now: configuration.now())
+        announceKeyStorage(configuration, sealed: sealed, logger: logger)
         let statistics = IdentityStatistics()
         let http = needsHTTP(configuration) ? URLSessionHTTPClient() : nil
         let core = IdentityCore(
@@ -127,6 +132,20 @@ public final class IdentityService: Sendable {
     /// Runs one maintenance round now (what the background janitor does periodically).
     public func runMaintenance() async throws {
         try await core.runMaintenance()
+    }
+
+    /// How the signing keys are kept, in the log: a warning when in clear.
+    private static func announceKeyStorage(_ configuration: IdentityConfiguration, sealed: Int, logger: Logger) {
+        guard let kek = configuration.signingKeyEncryptionKey else {
+            logger.warning(
+                "signing keys are stored in clear: no key-encryption key (--signing-key-encryption-key-file); whoever reads identity's database can sign access tokens"
+            )
+            return
+        }
+        logger.notice(
+            "signing keys are sealed with the key-encryption key",
+            metadata: ["kek.id": "\(kek.id)", "keys.sealed_now": "\(sealed)"]
+        )
     }
 
     private static func needsHTTP(_ configuration: IdentityConfiguration) -> Bool {

@@ -5,12 +5,14 @@ import FoyerStorage
 import SQLKit
 import Synchronization
 
-/// The Ed25519 keys that sign access tokens, kept in `identity_signing_keys` and cached here.
+/// The Ed25519 keys that sign access tokens, kept in `identity_signing_keys` (sealed with the key-encryption key
+/// when one is configured; see `SigningKeyRecords`) and cached here.
 ///
 /// The newest unretired key signs. A rotated key is retired, not deleted: it stays published in the JWKS and
 /// accepted by `verifyAccessToken` until every token it signed has expired (lifetime + skew), then the janitor
-/// deletes it. Replicas reload the keys every `signingKeyReloadInterval` and on an unknown `kid` (at most that
-/// often), so a rotation on one replica reaches the others.
+/// deletes it. Keys rotate on request (`rotate`) and on a schedule (`rotateIfDue`, from the janitor). Replicas
+/// reload the keys every `signingKeyReloadInterval` and on an unknown `kid` (at most that often), so a rotation on
+/// one replica reaches the others.
 final class SigningKeyRing: Sendable {
     struct Key: Sendable {
         let keyID: String
@@ -27,10 +29,17 @@ final class SigningKeyRing: Sendable {
     private let state = Mutex(State())
     private let publicationWindow: Duration
     private let reloadInterval: Duration
+    private let records: SigningKeyRecords
 
-    init(publicationWindow: Duration, reloadInterval: Duration) {
+    init(
+        publicationWindow: Duration,
+        reloadInterval: Duration,
+        encryptionKey: SigningKeyEncryptionKey? = nil,
+        previousEncryptionKey: SigningKeyEncryptionKey? = nil
+    ) {
         self.publicationWindow = publicationWindow
         self.reloadInterval = reloadInterval
+        records = SigningKeyRecords(current: encryptionKey, previous: previousEncryptionKey)
     }
 
     /// The key id of an Ed25519 public key: base64url of the first 16 bytes of its SHA-256.
@@ -72,16 +81,44 @@ final class SigningKeyRing: Sendable {
 
     // MARK: Storage
 
+    /// At start, before ``load(_:now:)``: with a key-encryption key, seals the keys kept in clear (and re-seals
+    /// those of the previous KEK) in one transaction; without one, refuses keys that are sealed. Either way a key
+    /// sealed with a KEK this identity does not have stops the start (``IdentityConfigurationError``, naming both).
+    /// Returns how many keys it sealed.
+    func prepareStorage(_ database: FoyerDatabase) async throws -> Int {
+        guard records.current != nil else {
+            let sealedWith = try await database.withConnection { sql in try await SigningKeyRecords.kekIDs(sql) }
+            if let kekID = sealedWith.first {
+                throw IdentityConfigurationError(
+                    """
+                    identity_signing_keys holds keys sealed with the key-encryption key \(kekID), and identity has \
+                    none: give it with --signing-key-encryption-key-file (FOYER_SIGNING_KEY_ENCRYPTION_KEY_FILE)
+                    """
+                )
+            }
+            return 0
+        }
+        return try await records.sealStoredKeys(database)
+    }
+
     /// Loads every key; creates the first one if there is none.
     func load(_ database: FoyerDatabase, now: Date) async throws {
-        var keys = try await database.withConnection { sql in try await Self.readKeys(sql) }
-        if !keys.contains(where: { $0.retiredAt == nil }) {
-            keys = try await database.transaction { sql in
-                let current = try await Self.readKeys(sql)
+        var rows = try await database.withConnection { sql in try await SigningKeyRecords.read(sql) }
+        if !rows.contains(where: { $0.retiredAt == nil }) {
+            rows = try await database.transaction { [records] sql in
+                let current = try await SigningKeyRecords.read(sql)
                 if current.contains(where: { $0.retiredAt == nil }) { return current }
-                try await Self.insertNewKey(sql, now: now)
-                return try await Self.readKeys(sql)
+                try await records.insertNewKey(sql, now: now)
+                return try await SigningKeyRecords.read(sql)
             }
+        }
+        let keys = try rows.map { row in
+            Key(
+                keyID: row.keyID,
+                privateKey: try records.privateKey(of: row),
+                createdAt: row.createdAt,
+                retiredAt: row.retiredAt
+            )
         }
         state.withLock { state in
             state.keys = keys
@@ -100,13 +137,40 @@ final class SigningKeyRing: Sendable {
 
     /// Retires the current key(s) and creates a new one. Returns the new key id.
     func rotate(_ database: FoyerDatabase, now: Date) async throws -> String {
-        let keyID = try await database.transaction { sql in
+        let keyID = try await database.transaction { [records] sql in
             try await sql.raw(
                 "UPDATE identity_signing_keys SET retired_at = \(SQLTimestamp(now)) WHERE retired_at IS NULL"
             ).run()
-            return try await Self.insertNewKey(sql, now: now)
+            return try await records.insertNewKey(sql, now: now)
         }
         try await load(database, now: now)
+        return keyID
+    }
+
+    /// The scheduled rotation: when no unretired key is younger than `interval`, retires the unretired keys and
+    /// creates a new one. Returns the new key id, or nil when no rotation was due.
+    ///
+    /// The retiring UPDATE carries the condition itself, and the new key is inserted only if it retired a row, in
+    /// one transaction: when several replicas' janitors run at once, the first retires and inserts; the others'
+    /// UPDATEs find no unretired row old enough (SQLite: their transactions queue behind it; PostgreSQL: an UPDATE
+    /// that waited for the first one's row lock re-checks `retired_at IS NULL` on the committed row), so exactly one
+    /// new key is made.
+    func rotateIfDue(_ database: FoyerDatabase, now: Date, interval: Duration) async throws -> String? {
+        let cutoff = SQLTimestamp(now.subtracting(interval))
+        let keyID: String? = try await database.transaction { [records] sql in
+            let retired = try await sql.raw(
+                """
+                UPDATE identity_signing_keys SET retired_at = \(SQLTimestamp(now))
+                WHERE retired_at IS NULL AND NOT EXISTS (
+                    SELECT 1 FROM identity_signing_keys AS newer
+                    WHERE newer.retired_at IS NULL AND newer.created_at > \(cutoff))
+                RETURNING kid
+                """
+            ).all()
+            guard !retired.isEmpty else { return nil }
+            return try await records.insertNewKey(sql, now: now)
+        }
+        if keyID != nil { try await load(database, now: now) }
         return keyID
     }
 
@@ -116,31 +180,5 @@ final class SigningKeyRing: Sendable {
         try await sql.raw(
             "DELETE FROM identity_signing_keys WHERE retired_at IS NOT NULL AND retired_at < \(SQLTimestamp(cutoff))"
         ).run()
-    }
-
-    @discardableResult
-    private static func insertNewKey(_ sql: any SQLDatabase, now: Date) async throws -> String {
-        let key = Ed25519PrivateKey()
-        let keyID = keyID(of: key.publicKey)
-        try await sql.raw(
-            """
-            INSERT INTO identity_signing_keys (kid, private_key, created_at, retired_at)
-            VALUES (\(bind: keyID), \(SQLBytes(key.rawRepresentation)), \(SQLTimestamp(now)), NULL)
-            """
-        ).run()
-        return keyID
-    }
-
-    private static func readKeys(_ sql: any SQLDatabase) async throws -> [Key] {
-        try await sql.raw(
-            "SELECT kid, private_key, created_at, retired_at FROM identity_signing_keys ORDER BY created_at, kid"
-        ).all().map { row in
-            Key(
-                keyID: try row.decode(column: "kid", as: String.self),
-                privateKey: try Ed25519PrivateKey(rawRepresentation: row.decodeBytes(column: "private_key")),
-                createdAt: try row.decodeDate(column: "created_at"),
-                retiredAt: try row.decodeOptionalDate(column: "retired_at")
-            )
-        }
     }
 }

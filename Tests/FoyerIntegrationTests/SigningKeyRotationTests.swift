@@ -1,0 +1,110 @@
+import Foundation
+import FoyerClient
+import FoyerCrypto
+import FoyerStackProcesses
+import FoyerStorage
+import FoyerTestSupport
+import SQLKit
+import Testing
+
+/// `foyer admin rotate-keys` against the real executables, with identity's keys sealed by a key-encryption key file.
+@Suite("Signing-key rotation through the real executables")
+struct SigningKeyRotationTests {
+    @Test(
+        "foyer admin rotate-keys: the gateway accepts the new key's tokens without a restart, the old token still works, the JWKS lists both, the keys stay sealed"
+    )
+    func rotateKeys() async throws {
+        var options = RunningStackOptions()
+        options.prepare = { directory in
+            let file = directory.appendingPathComponent("signing-key-encryption-key")
+            let text = Data(SecureRandom.bytes(count: 32)).base64EncodedString() + "\n"
+            guard
+                FileManager.default.createFile(
+                    atPath: file.path,
+                    contents: Data(text.utf8),
+                    attributes: [.posixPermissions: 0o600]
+                )
+            else { throw RotationTestFailure("cannot write \(file.path)") }
+            return [.identity: ["FOYER_SIGNING_KEY_ENCRYPTION_KEY_FILE": file.path]]
+        }
+        try await withRunningStack(options) { stack in
+            try await stack.withClient { old in
+                let oldSession = try await old.signInAsGuest()
+                try await old.put("notes", "before", "signed with the first key")
+                let oldKeyID = try #require(try JWT.decode(oldSession.accessToken).keyID)
+
+                let output = try await foyer(
+                    [
+                        "admin", "rotate-keys", "--identity", "127.0.0.1:\(stack.processes.port(of: .identity))",
+                        "--cluster-secret-file", stack.processes.configuration.clusterSecretFile.path,
+                    ],
+                    stack
+                )
+                let answer = try #require(
+                    try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: String],
+                    "\(output)"
+                )
+                let newKeyID = try #require(answer["keyID"])
+                #expect(newKeyID != oldKeyID)
+                let stored = try await stack.databases.identity.withConnection { sql in
+                    try await sql.raw("SELECT kid, kek_id FROM identity_signing_keys").all().map {
+                        (
+                            try $0.decode(column: "kid", as: String.self),
+                            try $0.decode(column: "kek_id", as: String?.self)
+                        )
+                    }
+                }
+                #expect(Set(stored.map(\.0)) == [oldKeyID, newKeyID])
+                #expect(stored.allSatisfy { $0.1 != nil }, "every key is sealed")
+
+                // A gateway refetches identity's keys for an unknown kid at most every 30 s, and serves the JWKS
+                // from a copy up to 60 s old: past both, with no restart.
+                try stack.setClockOffset(seconds: 61)
+                try await stack.withClient { fresh in
+                    let session = try await fresh.signInAsGuest()
+                    #expect(try JWT.decode(session.accessToken).keyID == newKeyID)
+                    try await fresh.put("notes", "after", "signed with the new key")
+                    #expect(try await fresh.get("notes", "after")?.text == "signed with the new key")
+                    #expect(await fresh.session?.accessToken == session.accessToken, "no refresh was needed")
+
+                    let published = try JWKSet(json: try await fresh.jwks()).keys.compactMap(\.kid)
+                    #expect(Set(published) == [oldKeyID, newKeyID])
+                }
+                #expect(try await old.get("notes", "before")?.text == "signed with the first key")
+                #expect(await old.session?.accessToken == oldSession.accessToken, "the old token itself was accepted")
+            }
+        }
+    }
+
+    /// Runs the `foyer` built beside the services with `arguments` (and no FOYER_ variable); returns its stdout, and
+    /// fails with its stderr when it exits non-zero.
+    private func foyer(_ arguments: [String], _ stack: RunningStack) async throws -> String {
+        let process = Process()
+        process.executableURL = stack.processes.configuration.binDirectory.appendingPathComponent("foyer")
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("FOYER_") }
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
+            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+            do {
+                try process.run()
+            } catch {
+                continuation.resume(throwing: error)
+            }
+        }
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        guard status == 0 else {
+            let problem = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            throw RotationTestFailure("foyer \(arguments.joined(separator: " ")) exited \(status): \(problem)")
+        }
+        return text
+    }
+}
+
+private struct RotationTestFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
