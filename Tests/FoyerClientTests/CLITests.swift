@@ -251,6 +251,8 @@ struct CLITests {
             let keyID = try #require(try rotated.output()["keyID"] as? String)
             #expect(keyID != (try JWT.decode(first).keyID))
 
+            // The new key signs once its activation delay (120 s) has passed.
+            stack.clock.advance(by: 120)
             let after = stack.sessionFile("rotated")
             _ = try await ok(stack, "guest", session: after)
             let second = try #require(try StoredSession.load(from: after)?.session?.accessToken)

@@ -46,8 +46,9 @@ struct SigningKeyScheduleTests {
                     try await bothRunMaintenance()
                     let rotated = try await Self.keys(database)
                     #expect(rotated.count == 2 && rotated.unretired.count == 1 && rotated.unretired != original)
-                    // Both replicas sign with the new key (the other one reloaded in its round), and still publish
-                    // the old one until its tokens have expired.
+                    // Once the new key is active, both replicas sign with it (the other one reloaded in its round),
+                    // and still publish the old one until its tokens have expired.
+                    clock.advance(by: configuration.signingKeyActivationDelay)
                     for replica in [first, second] {
                         let token = try await replica.newGuest()
                         #expect(try JWT.decode(token.accessToken).keyID == rotated.unretired[0])

@@ -38,11 +38,17 @@ struct SigningKeyTests {
                 #expect(rotated.keyID != firstKeys.keys[0].kid)
                 let both = try JWKSet(json: try await identity.service.jwksJSON())
                 #expect(Set(both.keys.compactMap(\.kid)) == Set([rotated.keyID, firstKeys.keys[0].kid!]))
-                // Tokens of the old key still verify; new tokens use the new key.
+                // Tokens of the old key still verify. The new key is published at once but signs only after the
+                // activation delay: until then the old key goes on signing.
                 _ = try await identity.call(
                     IdentityMethods.verifyAccessToken,
                     VerifyAccessTokenRequest(accessToken: token.accessToken)
                 )
+                let firstKeyID = try #require(firstKeys.keys[0].kid)
+                #expect(try JWT.decode(try await identity.newGuest().accessToken).keyID == firstKeyID)
+                identity.clock.advance(by: configuration.signingKeyActivationDelay - .seconds(1))
+                #expect(try JWT.decode(try await identity.newGuest().accessToken).keyID == firstKeyID)
+                identity.clock.advance(by: .seconds(1))
                 let fresh = try await identity.newGuest()
                 #expect(try JWT.decode(fresh.accessToken).keyID == rotated.keyID)
                 // Once every token of the old key has expired, it is no longer published, and maintenance drops it.

@@ -57,9 +57,14 @@ struct SigningKeyRotationTests {
                 #expect(Set(stored.map(\.0)) == [oldKeyID, newKeyID])
                 #expect(stored.allSatisfy { $0.1 != nil }, "every key is sealed")
 
-                // A gateway refetches identity's keys for an unknown kid at most every 30 s, and serves the JWKS
-                // from a copy up to 60 s old: past both, with no restart.
-                try stack.setClockOffset(seconds: 61)
+                // The new key is published at once, but the old one signs until the new one's activation delay
+                // (120 s) has passed, so no gateway meets a kid it cannot fetch yet.
+                try await stack.withClient { early in
+                    let session = try await early.signInAsGuest()
+                    #expect(try JWT.decode(session.accessToken).keyID == oldKeyID)
+                    try await early.put("notes", "early", "signed with the first key after the rotation")
+                }
+                try stack.setClockOffset(seconds: 121)
                 try await stack.withClient { fresh in
                     let session = try await fresh.signInAsGuest()
                     #expect(try JWT.decode(session.accessToken).keyID == newKeyID)

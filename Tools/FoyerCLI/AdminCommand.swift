@@ -72,9 +72,9 @@ struct AdminCommand: AsyncParsableCommand {
             commandName: "rotate-keys",
             abstract: "Rotate the access-token signing key now.",
             discussion: """
-                New access tokens are signed with a new key at once; the old key stays published (JWKS) until the \
-                tokens it signed have expired. Gateways pick the new key up when they first meet it (at most every \
-                30 seconds), other identity replicas within a minute.
+                The new key is published (JWKS) at once and signs new access tokens 120 seconds later, when every \
+                identity replica and gateway has had time to load it; the old key signs until then and stays \
+                published until the tokens it signed have expired.
                 Output: {"keyID"}: the new key's id (the tokens' "kid").
                 """
         )

@@ -46,8 +46,9 @@ public enum IdentityMethods {
         name: "identity.getJWKS",
         idempotent: true
     )
-    /// Creates a new signing key and signs with it from now on; the previous keys stay published until the
-    /// tokens they signed have expired.
+    /// Creates a new signing key, published at once, that signs after identity's activation delay (120 s by
+    /// default; the current key signs until then); the previous keys stay published until the tokens they signed
+    /// have expired.
     public static let rotateSigningKey = RPCMethod<Empty, SigningKeyRotated>(
         id: 0x0107,
         name: "identity.rotateSigningKey",

@@ -4,7 +4,7 @@ public import NIOCore
 /// `rotateSigningKey` response.
 ///
 /// ```
-/// string keyID   <= 128 bytes: the `kid` of the key that signs from now on
+/// string keyID   <= 128 bytes: the `kid` of the new key (published now, signing after the activation delay)
 /// ```
 public struct SigningKeyRotated: WireMessage, Hashable {
     public var keyID: String

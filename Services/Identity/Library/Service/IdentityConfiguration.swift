@@ -21,6 +21,10 @@ public struct IdentityConfiguration: Sendable {
     /// How often signing keys are reloaded from the database (so replicas see a rotation), and the least time
     /// between two reloads caused by an unknown `kid`. Default 60 s.
     public var signingKeyReloadInterval: Duration = .seconds(60)
+    /// How long a new signing key is published before it signs (the key it replaces signs until then): longer than
+    /// `signingKeyReloadInterval` plus a gateway's key refetch interval (30 s by default), so no replica or gateway
+    /// meets a token of a key it has not loaded yet. Default 120 s.
+    public var signingKeyActivationDelay: Duration = .seconds(120)
     /// The key-encryption key that seals the signing keys at rest (`--signing-key-encryption-key-file`). Default
     /// nil: the keys are stored in clear, and identity logs a warning at start.
     public var signingKeyEncryptionKey: SigningKeyEncryptionKey?

@@ -28,8 +28,12 @@ enum IdentityConfigurationCheck {
         }
         try require(configuration.refreshReuseGrace >= .zero, "refreshReuseGrace must not be negative")
         try require(
-            configuration.signingKeyRotationInterval.map { $0 > .zero } ?? true,
-            "signingKeyRotationInterval must be positive (nil turns the schedule off)"
+            configuration.signingKeyRotationInterval.map { $0 > configuration.signingKeyActivationDelay } ?? true,
+            "signingKeyRotationInterval must be longer than signingKeyActivationDelay (nil turns the schedule off)"
+        )
+        try require(
+            configuration.signingKeyActivationDelay >= .zero,
+            "signingKeyActivationDelay must not be negative"
         )
         if let previous = configuration.previousSigningKeyEncryptionKey {
             try require(

@@ -73,6 +73,7 @@ public final class IdentityService: Sendable {
         let keys = SigningKeyRing(
             publicationWindow: configuration.accessTokenLifetime + configuration.accessTokenClockSkew,
             reloadInterval: configuration.signingKeyReloadInterval,
+            activationDelay: configuration.signingKeyActivationDelay,
             encryptionKey: configuration.signingKeyEncryptionKey,
             previousEncryptionKey: configuration.previousSigningKeyEncryptionKey
         )

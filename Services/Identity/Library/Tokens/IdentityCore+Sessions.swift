@@ -76,7 +76,7 @@ extension IdentityCore {
             issuedAt: issuedAt,
             expiresAt: expiresAt
         )
-        let token = try keys.signer().sign(claims: claims)
+        let token = try keys.signer(now: now).sign(claims: claims)
         return (token, Date(timeIntervalSince1970: TimeInterval(expiresAt)))
     }
 }

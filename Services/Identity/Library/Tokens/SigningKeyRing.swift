@@ -8,8 +8,12 @@ import Synchronization
 /// The Ed25519 keys that sign access tokens, kept in `identity_signing_keys` (sealed with the key-encryption key
 /// when one is configured; see `SigningKeyRecords`) and cached here.
 ///
-/// The newest unretired key signs. A rotated key is retired, not deleted: it stays published in the JWKS and
-/// accepted by `verifyAccessToken` until every token it signed has expired (lifetime + skew), then the janitor
+/// A new key is published at once but signs only `activationDelay` later, and the key it replaces keeps signing
+/// until then (its `retired_at` is that moment): by the time a token names the new key, every identity replica has
+/// reloaded it and every gateway has fetched it or may refetch for it, so no one refuses a token for an unknown
+/// `kid`. The signer is the newest key at least `activationDelay` old that has not retired (when none is that old,
+/// the replaced key that retires soonest, and the very first key at once). A retired key is not deleted: it stays published in the JWKS and accepted by
+/// `verifyAccessToken` until every token it signed has expired (lifetime + skew after `retired_at`), then the janitor
 /// deletes it. Keys rotate on request (`rotate`) and on a schedule (`rotateIfDue`, from the janitor). Replicas
 /// reload the keys every `signingKeyReloadInterval` and on an unknown `kid` (at most that often), so a rotation on
 /// one replica reaches the others.
@@ -29,16 +33,19 @@ final class SigningKeyRing: Sendable {
     private let state = Mutex(State())
     private let publicationWindow: Duration
     private let reloadInterval: Duration
+    private let activationDelay: Duration
     private let records: SigningKeyRecords
 
     init(
         publicationWindow: Duration,
         reloadInterval: Duration,
+        activationDelay: Duration,
         encryptionKey: SigningKeyEncryptionKey? = nil,
         previousEncryptionKey: SigningKeyEncryptionKey? = nil
     ) {
         self.publicationWindow = publicationWindow
         self.reloadInterval = reloadInterval
+        self.activationDelay = activationDelay
         records = SigningKeyRecords(current: encryptionKey, previous: previousEncryptionKey)
     }
 
@@ -47,11 +54,19 @@ final class SigningKeyRing: Sendable {
         Base64URL.encode(SHA256.hash(key.rawRepresentation).prefix(16))
     }
 
-    /// The signer for new tokens.
-    func signer() -> JWTSigner {
+    /// The signer for tokens issued at `now`.
+    func signer(now: Date) -> JWTSigner {
         state.withLock { state in
-            // load() guarantees at least one unretired key.
-            let key = state.keys.last { $0.retiredAt == nil } ?? state.keys.last!
+            let active = state.keys.last { key in
+                key.createdAt.adding(activationDelay) <= now && key.retiredAt.map { now < $0 } ?? true
+            }
+            // None that old (the first key, or a rotation soon after it): the replaced key that retires soonest, so
+            // no key signs before its time; else (the very first key) the newest unretired one. load() guarantees at
+            // least one unretired key.
+            let replaced = state.keys.filter { key in key.retiredAt.map { now < $0 } ?? false }
+            let key =
+                active ?? replaced.min { $0.retiredAt! < $1.retiredAt! } ?? state.keys.last { $0.retiredAt == nil }
+                ?? state.keys.last!
             return JWTSigner(privateKey: key.privateKey, keyID: key.keyID, type: AccessTokenClaims.type)
         }
     }
@@ -135,11 +150,13 @@ final class SigningKeyRing: Sendable {
         return true
     }
 
-    /// Retires the current key(s) and creates a new one. Returns the new key id.
+    /// Creates a new key, published at once, and retires the current key(s) when it starts signing,
+    /// `activationDelay` from `now`. Returns the new key id.
     func rotate(_ database: FoyerDatabase, now: Date) async throws -> String {
+        let retiredAt = SQLTimestamp(now.adding(activationDelay))
         let keyID = try await database.transaction { [records] sql in
             try await sql.raw(
-                "UPDATE identity_signing_keys SET retired_at = \(SQLTimestamp(now)) WHERE retired_at IS NULL"
+                "UPDATE identity_signing_keys SET retired_at = \(retiredAt) WHERE retired_at IS NULL"
             ).run()
             return try await records.insertNewKey(sql, now: now)
         }
@@ -157,10 +174,11 @@ final class SigningKeyRing: Sendable {
     /// new key is made.
     func rotateIfDue(_ database: FoyerDatabase, now: Date, interval: Duration) async throws -> String? {
         let cutoff = SQLTimestamp(now.subtracting(interval))
+        let retiredAt = SQLTimestamp(now.adding(activationDelay))
         let keyID: String? = try await database.transaction { [records] sql in
             let retired = try await sql.raw(
                 """
-                UPDATE identity_signing_keys SET retired_at = \(SQLTimestamp(now))
+                UPDATE identity_signing_keys SET retired_at = \(retiredAt)
                 WHERE retired_at IS NULL AND NOT EXISTS (
                     SELECT 1 FROM identity_signing_keys AS newer
                     WHERE newer.retired_at IS NULL AND newer.created_at > \(cutoff))
