@@ -102,7 +102,7 @@ struct Stack: Sendable {
         )
     }
 
-    /// A file holding the test cluster secret, as `foyer cleanup --secret-file` reads it.
+    /// A file holding the test cluster secret, as `foyer cleanup --cluster-secret-file` reads it.
     func clusterSecretFile() throws -> String {
         let path = directory.appendingPathComponent("cluster-secret").path
         try (testClusterSecret.text + "\n").write(toFile: path, atomically: true, encoding: .utf8)

@@ -20,50 +20,29 @@ struct AdminCommand: AsyncParsableCommand {
         )
         var identity: String?
 
-        @Option(
-            help: ArgumentHelp(
-                "The cluster secret file. (env: FOYER_CLUSTER_SECRET_FILE; default: .data/cluster-secret; FOYER_CLUSTER_SECRET, the secret itself, wins over both)",
-                valueName: "path"
-            )
-        )
-        var clusterSecretFile: String?
-
-        @OptionGroup var tls: ClusterTLSOptions
+        @OptionGroup var cluster: ClusterConnectionOptions
 
         @Option(help: ArgumentHelp("Seconds the call may take.", valueName: "seconds"))
         var timeout: Int = 30
 
-        @Option(
-            help: ArgumentHelp(
-                "Log level of the client's logs on stderr. (env: FOYER_CLI_LOG_LEVEL; default: critical)",
-                valueName: "level"
-            )
-        )
-        var logLevel: String?
-
         func withClient(
             _ body: (FoyerIdentityAdminClient) async throws(FoyerError) -> JSONValue
         ) async throws(FoyerError) -> JSONValue {
-            let address = identity ?? GlobalOptions.environment("FOYER_IDENTITY_ADDRESS") ?? "127.0.0.1:7401"
-            let (host, port) = try FoyerClientConfiguration.parseAddress(address, defaultPort: 7401)
-            let path =
-                clusterSecretFile ?? GlobalOptions.environment("FOYER_CLUSTER_SECRET_FILE") ?? ".data/cluster-secret"
-            let client = FoyerIdentityAdminClient(
-                host: host,
-                port: port,
-                secret: try FoyerCleanupClient.loadSecret(path: path),
-                callTimeout: .seconds(max(1, timeout)),
-                tls: try tls.resolved(),
-                logger: GlobalOptions.logger("foyer.cli.admin", level: logLevel)
+            let connection = try cluster.connection(
+                address: identity,
+                addressVariable: "FOYER_IDENTITY_ADDRESS",
+                defaultPort: 7401,
+                logLabel: "foyer.cli.admin"
             )
-            let result: Result<JSONValue, FoyerError>
-            do throws(FoyerError) {
-                result = .success(try await body(client))
-            } catch {
-                result = .failure(error)
-            }
-            await client.shutdown()
-            return try result.get()
+            let client = FoyerIdentityAdminClient(
+                host: connection.host,
+                port: connection.port,
+                secret: connection.secret,
+                callTimeout: .seconds(max(1, timeout)),
+                tls: connection.tls,
+                logger: connection.logger
+            )
+            return try await using(client, body)
         }
     }
 

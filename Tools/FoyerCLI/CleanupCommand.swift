@@ -18,49 +18,29 @@ struct CleanupCommand: AsyncParsableCommand {
         )
         var cleanup: String?
 
-        @Option(
-            help: ArgumentHelp(
-                "The cluster secret file. (env: FOYER_CLUSTER_SECRET_FILE; default: .data/cluster-secret; FOYER_CLUSTER_SECRET, the secret itself, wins over both)",
-                valueName: "path"
-            )
-        )
-        var secretFile: String?
-
-        @OptionGroup var tls: ClusterTLSOptions
+        @OptionGroup var cluster: ClusterConnectionOptions
 
         @Option(help: ArgumentHelp("Seconds the call may take.", valueName: "seconds"))
         var timeout: Int = 300
 
-        @Option(
-            help: ArgumentHelp(
-                "Log level of the client's logs on stderr. (env: FOYER_CLI_LOG_LEVEL; default: critical)",
-                valueName: "level"
-            )
-        )
-        var logLevel: String?
-
         func withClient(
             _ body: (FoyerCleanupClient) async throws(FoyerError) -> JSONValue
         ) async throws(FoyerError) -> JSONValue {
-            let address = cleanup ?? GlobalOptions.environment("FOYER_CLEANUP_ADDRESS") ?? "127.0.0.1:7404"
-            let (host, port) = try FoyerClientConfiguration.parseAddress(address, defaultPort: 7404)
-            let path = secretFile ?? GlobalOptions.environment("FOYER_CLUSTER_SECRET_FILE") ?? ".data/cluster-secret"
-            let client = FoyerCleanupClient(
-                host: host,
-                port: port,
-                secret: try FoyerCleanupClient.loadSecret(path: path),
-                callTimeout: .seconds(max(1, timeout)),
-                tls: try tls.resolved(),
-                logger: GlobalOptions.logger("foyer.cli.cleanup", level: logLevel)
+            let connection = try cluster.connection(
+                address: cleanup,
+                addressVariable: "FOYER_CLEANUP_ADDRESS",
+                defaultPort: 7404,
+                logLabel: "foyer.cli.cleanup"
             )
-            let result: Result<JSONValue, FoyerError>
-            do throws(FoyerError) {
-                result = .success(try await body(client))
-            } catch {
-                result = .failure(error)
-            }
-            await client.shutdown()
-            return try result.get()
+            let client = FoyerCleanupClient(
+                host: connection.host,
+                port: connection.port,
+                secret: connection.secret,
+                callTimeout: .seconds(max(1, timeout)),
+                tls: connection.tls,
+                logger: connection.logger
+            )
+            return try await using(client, body)
         }
     }
 

@@ -2,8 +2,9 @@ import ArgumentParser
 import FoyerClient
 import FoyerRPC
 
-/// How the operator commands (`foyer outbox`, `foyer cleanup`) reach an internal service that speaks TLS: the
-/// cluster's CA to verify it, and a client certificate for a service that demands one (`--tls-ca` on the service).
+/// How the operator commands (`foyer outbox`, `foyer cleanup`, `foyer admin`) reach an internal service that speaks
+/// TLS: the cluster's CA to verify it, and a client certificate for a service that demands one (`--tls-ca` on the
+/// service).
 struct ClusterTLSOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(

@@ -26,15 +26,7 @@ struct OutboxCommand: JSONCommand {
     )
     var identity: String?
 
-    @Option(
-        help: ArgumentHelp(
-            "The cluster secret file. (env: FOYER_CLUSTER_SECRET_FILE; default: .data/cluster-secret; FOYER_CLUSTER_SECRET, the secret itself, wins over both)",
-            valueName: "path"
-        )
-    )
-    var clusterSecretFile: String?
-
-    @OptionGroup var tls: ClusterTLSOptions
+    @OptionGroup var cluster: ClusterConnectionOptions
 
     @Option(help: ArgumentHelp("Only messages to this address.", valueName: "email"))
     var to: String?
@@ -45,35 +37,25 @@ struct OutboxCommand: JSONCommand {
     @Option(help: ArgumentHelp("Seconds the call may take.", valueName: "seconds"))
     var timeout: Int = 15
 
-    @Option(
-        help: ArgumentHelp(
-            "Log level of the client's logs on stderr. (env: FOYER_CLI_LOG_LEVEL; default: critical)",
-            valueName: "level"
-        )
-    )
-    var logLevel: String?
-
     func execute() async throws(FoyerError) -> JSONValue {
-        let address = identity ?? GlobalOptions.environment("FOYER_IDENTITY_ADDRESS") ?? "127.0.0.1:7401"
-        let (host, port) = try FoyerClientConfiguration.parseAddress(address, defaultPort: 7401)
-        let path =
-            clusterSecretFile ?? GlobalOptions.environment("FOYER_CLUSTER_SECRET_FILE") ?? ".data/cluster-secret"
-        let client = FoyerOutboxClient(
-            host: host,
-            port: port,
-            secret: try FoyerCleanupClient.loadSecret(path: path),
-            callTimeout: .seconds(max(1, timeout)),
-            tls: try tls.resolved(),
-            logger: GlobalOptions.logger("foyer.cli.outbox", level: logLevel)
+        let connection = try cluster.connection(
+            address: identity,
+            addressVariable: "FOYER_IDENTITY_ADDRESS",
+            defaultPort: 7401,
+            logLabel: "foyer.cli.outbox"
         )
-        let result: Result<[OutboxMessage], FoyerError>
-        do throws(FoyerError) {
-            result = .success(try await client.messages(recipient: to, limit: limit))
-        } catch {
-            result = .failure(error)
+        let client = FoyerOutboxClient(
+            host: connection.host,
+            port: connection.port,
+            secret: connection.secret,
+            callTimeout: .seconds(max(1, timeout)),
+            tls: connection.tls,
+            logger: connection.logger
+        )
+        let messages = try await using(client) { (client) async throws(FoyerError) in
+            try await client.messages(recipient: to, limit: limit)
         }
-        await client.shutdown()
-        return .object([("messages", .array(try result.get().map(Self.render)))])
+        return .object([("messages", .array(messages.map(Self.render)))])
     }
 
     private static func render(_ message: OutboxMessage) -> JSONValue {
