@@ -1,4 +1,5 @@
 import FoyerAPI
+import FoyerTestSupport
 import FoyerWire
 
 /// One service's operation table with the round-trip checks of its methods' request and response types, looked

@@ -1,3 +1,4 @@
+import FoyerTestSupport
 import NIOCore
 
 /// The source of generated message fields: integers at and between their edges, strings and lists at their

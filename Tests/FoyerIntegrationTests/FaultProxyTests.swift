@@ -117,23 +117,11 @@ private enum FaultProxyRun {
         session: SessionTokens,
         _ body: (FoyerClient) async throws -> T
     ) async throws -> T {
-        var configuration = FoyerClientConfiguration(host: "127.0.0.1", port: stack.processes.port(of: .gateway))
-        configuration.peerName = "foyer-fault-proxy-tests"
-        configuration.maxAttempts = 1
-        configuration.callTimeout = .seconds(2)
-        let client = FoyerClient(
-            configuration: configuration,
-            session: session,
-            logger: TestLogging.logger("foyer.test.client")
-        )
-        do {
-            let result = try await body(client)
-            await client.shutdown()
-            return result
-        } catch {
-            await client.shutdown()
-            throw error
+        let adjust = { (configuration: inout FoyerClientConfiguration) in
+            configuration.peerName = "foyer-fault-proxy-tests"
+            configuration.callTimeout = .seconds(2)
         }
+        return try await stack.withClient(session: session, adjust: adjust, body)
     }
 
     /// Runs `attempt` until it succeeds, at most ``attemptsMax`` times, pausing a little longer after each failure.

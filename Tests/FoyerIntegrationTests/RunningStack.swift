@@ -22,14 +22,19 @@ struct RunningStack: Sendable {
     /// The stack's clock: the real time shifted by ``setClockOffset(seconds:)``.
     var now: Date { Date().addingTimeInterval(RunningStack.offset(clockFile)) }
 
-    /// A client of the gateway on the stack's (possibly shifted) clock; the caller shuts it down.
-    func client(session: SessionTokens? = nil) -> FoyerClient {
+    /// A client of the gateway on the stack's (possibly shifted) clock, its configuration then changed by `adjust`;
+    /// the caller shuts it down.
+    func client(
+        session: SessionTokens? = nil,
+        adjust: (inout FoyerClientConfiguration) -> Void = { _ in }
+    ) -> FoyerClient {
         var configuration = FoyerClientConfiguration(host: "127.0.0.1", port: processes.port(of: .gateway))
         configuration.peerName = "foyer-integration-tests"
         configuration.maxAttempts = 1
         if let tls = processes.configuration.tls { configuration.tls = .init(caFile: tls.caFile) }
         let clockFile = clockFile
         configuration.now = { Date().addingTimeInterval(RunningStack.offset(clockFile)) }
+        adjust(&configuration)
         return FoyerClient(
             configuration: configuration,
             session: session,
@@ -37,12 +42,13 @@ struct RunningStack: Sendable {
         )
     }
 
-    /// Runs `body` with a client, shutting it down afterwards.
+    /// Runs `body` with a client (see `client(session:adjust:)`), shutting it down afterwards.
     func withClient<T: Sendable>(
         session: SessionTokens? = nil,
+        adjust: (inout FoyerClientConfiguration) -> Void = { _ in },
         _ body: (FoyerClient) async throws -> T
     ) async throws -> T {
-        let client = client(session: session)
+        let client = client(session: session, adjust: adjust)
         do {
             let result = try await body(client)
             await client.shutdown()

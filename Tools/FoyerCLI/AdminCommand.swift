@@ -28,21 +28,15 @@ struct AdminCommand: AsyncParsableCommand {
         func withClient(
             _ body: (FoyerIdentityAdminClient) async throws(FoyerError) -> JSONValue
         ) async throws(FoyerError) -> JSONValue {
-            let connection = try cluster.connection(
+            try await cluster.run(
+                FoyerIdentityAdminClient.self,
                 address: identity,
                 addressVariable: "FOYER_IDENTITY_ADDRESS",
                 defaultPort: 7401,
-                logLabel: "foyer.cli.admin"
+                timeoutSeconds: timeout,
+                logLabel: "foyer.cli.admin",
+                body
             )
-            let client = FoyerIdentityAdminClient(
-                host: connection.host,
-                port: connection.port,
-                secret: connection.secret,
-                callTimeout: .seconds(max(1, timeout)),
-                tls: connection.tls,
-                logger: connection.logger
-            )
-            return try await using(client, body)
         }
     }
 

@@ -26,21 +26,15 @@ struct CleanupCommand: AsyncParsableCommand {
         func withClient(
             _ body: (FoyerCleanupClient) async throws(FoyerError) -> JSONValue
         ) async throws(FoyerError) -> JSONValue {
-            let connection = try cluster.connection(
+            try await cluster.run(
+                FoyerCleanupClient.self,
                 address: cleanup,
                 addressVariable: "FOYER_CLEANUP_ADDRESS",
                 defaultPort: 7404,
-                logLabel: "foyer.cli.cleanup"
+                timeoutSeconds: timeout,
+                logLabel: "foyer.cli.cleanup",
+                body
             )
-            let client = FoyerCleanupClient(
-                host: connection.host,
-                port: connection.port,
-                secret: connection.secret,
-                callTimeout: .seconds(max(1, timeout)),
-                tls: connection.tls,
-                logger: connection.logger
-            )
-            return try await using(client, body)
         }
     }
 

@@ -26,57 +26,53 @@ struct ClusterConnectionOptions: ParsableArguments {
     )
     var logLevel: String?
 
-    /// Where and how to connect: the service's address, the secret, TLS and a logger.
-    struct Connection {
-        let host: String
-        let port: Int
-        let secret: ClusterSecret
-        let tls: RPCClientTLS?
-        let logger: Logger
-    }
-
-    /// The connection to the service at `address` (else the variable `addressVariable`, else loopback on
-    /// `defaultPort`).
-    func connection(
+    /// Runs `body` with a client of the service at `address` (else the variable `addressVariable`, else loopback on
+    /// `defaultPort`), then shuts the client down whether `body` threw or not.
+    func run<Client: OperatorClient, Value>(
+        _ client: Client.Type,
         address: String?,
         addressVariable: String,
         defaultPort: Int,
-        logLabel: String
-    ) throws(FoyerError) -> Connection {
+        timeoutSeconds: Int,
+        logLabel: String,
+        _ body: (Client) async throws(FoyerError) -> Value
+    ) async throws(FoyerError) -> Value {
         let address = address ?? GlobalOptions.environment(addressVariable) ?? "127.0.0.1:\(defaultPort)"
         let (host, port) = try FoyerClientConfiguration.parseAddress(address, defaultPort: defaultPort)
         let path =
             clusterSecretFile ?? GlobalOptions.environment("FOYER_CLUSTER_SECRET_FILE") ?? ".data/cluster-secret"
-        return Connection(
+        let client = Client(
             host: host,
             port: port,
             secret: try FoyerCleanupClient.loadSecret(path: path),
+            callTimeout: .seconds(max(1, timeoutSeconds)),
             tls: try tls.resolved(),
             logger: GlobalOptions.logger(logLabel, level: logLevel)
         )
+        let result: Result<Value, FoyerError>
+        do throws(FoyerError) {
+            result = .success(try await body(client))
+        } catch {
+            result = .failure(error)
+        }
+        await client.shutdown()
+        return try result.get()
     }
 }
 
-/// An operator's client of an internal service, closed when its command is done.
+/// An operator's client of an internal service (each connects the same way; see ``ClusterConnectionOptions``).
 protocol OperatorClient: Sendable {
+    init(
+        host: String,
+        port: Int,
+        secret: ClusterSecret,
+        callTimeout: Duration,
+        tls: RPCClientTLS?,
+        logger: Logger
+    )
     func shutdown() async
 }
 
 extension FoyerCleanupClient: OperatorClient {}
 extension FoyerOutboxClient: OperatorClient {}
 extension FoyerIdentityAdminClient: OperatorClient {}
-
-/// Runs `body` with `client`, then shuts the client down whether `body` threw or not.
-func using<Client: OperatorClient, Value>(
-    _ client: Client,
-    _ body: (Client) async throws(FoyerError) -> Value
-) async throws(FoyerError) -> Value {
-    let result: Result<Value, FoyerError>
-    do throws(FoyerError) {
-        result = .success(try await body(client))
-    } catch {
-        result = .failure(error)
-    }
-    await client.shutdown()
-    return try result.get()
-}

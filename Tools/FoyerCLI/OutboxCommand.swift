@@ -38,21 +38,14 @@ struct OutboxCommand: JSONCommand {
     var timeout: Int = 15
 
     func execute() async throws(FoyerError) -> JSONValue {
-        let connection = try cluster.connection(
+        let messages = try await cluster.run(
+            FoyerOutboxClient.self,
             address: identity,
             addressVariable: "FOYER_IDENTITY_ADDRESS",
             defaultPort: 7401,
+            timeoutSeconds: timeout,
             logLabel: "foyer.cli.outbox"
-        )
-        let client = FoyerOutboxClient(
-            host: connection.host,
-            port: connection.port,
-            secret: connection.secret,
-            callTimeout: .seconds(max(1, timeout)),
-            tls: connection.tls,
-            logger: connection.logger
-        )
-        let messages = try await using(client) { (client) async throws(FoyerError) in
+        ) { (client) async throws(FoyerError) in
             try await client.messages(recipient: to, limit: limit)
         }
         return .object([("messages", .array(messages.map(Self.render)))])

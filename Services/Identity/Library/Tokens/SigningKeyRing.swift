@@ -56,19 +56,21 @@ final class SigningKeyRing: Sendable {
 
     /// The signer for tokens issued at `now`.
     func signer(now: Date) -> JWTSigner {
-        state.withLock { state in
-            let active = state.keys.last { key in
-                key.createdAt.adding(activationDelay) <= now && key.retiredAt.map { now < $0 } ?? true
-            }
-            // None that old (the first key, or a rotation soon after it): the replaced key that retires soonest, so
-            // no key signs before its time; else (the very first key) the newest unretired one. load() guarantees at
-            // least one unretired key.
-            let replaced = state.keys.filter { key in key.retiredAt.map { now < $0 } ?? false }
-            let key =
-                active ?? replaced.min { $0.retiredAt! < $1.retiredAt! } ?? state.keys.last { $0.retiredAt == nil }
-                ?? state.keys.last!
-            return JWTSigner(privateKey: key.privateKey, keyID: key.keyID, type: AccessTokenClaims.type)
+        let key = state.withLock { state in signingKey(among: state.keys, now: now) }
+        return JWTSigner(privateKey: key.privateKey, keyID: key.keyID, type: AccessTokenClaims.type)
+    }
+
+    /// The newest key at least `activationDelay` old that has not retired. When none is that old (the first key, or
+    /// a rotation soon after it): the replaced key that retires soonest, so no key signs before its time; else (the
+    /// very first key) the newest unretired one. load() guarantees at least one unretired key.
+    private func signingKey(among keys: [Key], now: Date) -> Key {
+        let isActive = { (key: Key) in
+            key.createdAt.adding(self.activationDelay) <= now && key.retiredAt.map { now < $0 } ?? true
         }
+        if let active = keys.last(where: isActive) { return active }
+        let replaced = keys.compactMap { key in key.retiredAt.flatMap { now < $0 ? (key: key, until: $0) : nil } }
+        if let soonest = replaced.min(by: { $0.until < $1.until }) { return soonest.key }
+        return keys.last { $0.retiredAt == nil } ?? keys.last!
     }
 
     /// The verification key for `kid` if that key is still published at `now`.
