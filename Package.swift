@@ -206,7 +206,7 @@ let package = Package(
         serviceExecutable("IdentityMain", library: "FoyerIdentity", path: "Services/Identity/Executable"),
         .target(
             name: "FoyerGuestQuota",
-            dependencies: storeService + ["FoyerServiceKit"],
+            dependencies: storeService + ["FoyerServiceKit", serviceLifecycle],
             path: "Services/GuestQuota/Library",
             swiftSettings: swiftSettings
         ),
@@ -466,7 +466,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FoyerGuestQuotaTests",
-            dependencies: storeService + ["FoyerGuestQuota", "FoyerTestSupport"],
+            dependencies: storeService + ["FoyerGuestQuota", "FoyerTestSupport", serviceLifecycle],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -183,7 +183,18 @@ extension QuotaDeleteAllResponse: Generated {
 
 extension GuestQuotaStats: Generated {
     static func generate(_ values: inout WireValues) -> GuestQuotaStats {
-        GuestQuotaStats(liveGuests: values.integer(), liveGuestsMax: values.integer())
+        GuestQuotaStats(
+            liveGuests: values.integer(),
+            liveGuestsMax: values.integer(),
+            denialsLastHour: values.integer(),
+            denialsByKind: values.list(maxCount: GuestQuotaLimits.denialKindsMax) { $0.message() }
+        )
+    }
+}
+
+extension DenialCount: Generated {
+    static func generate(_ values: inout WireValues) -> DenialCount {
+        DenialCount(kind: values.quotaName(), count: values.integer())
     }
 }
 

@@ -50,6 +50,26 @@ struct ContractTests {
         try roundTrip(QuotaDeleteAllRequest(uid: "u1"))
         try roundTrip(QuotaDeleteAllResponse(existed: true, wasGuest: false))
         try roundTrip(GuestQuotaStats(liveGuests: 1, liveGuestsMax: 2))
+        try roundTrip(
+            GuestQuotaStats(
+                liveGuests: 1,
+                liveGuestsMax: 2,
+                denialsLastHour: 300,
+                denialsByKind: [DenialCount(kind: "documents", count: 299), DenialCount(kind: "signup", count: 1)]
+            )
+        )
+        try roundTrip(DenialCount(kind: "signup", count: 7))
+    }
+
+    @Test("a stats body is pinned byte for byte: live guests, cap, denials in the last hour, then the kinds")
+    func statsBytes() {
+        let body = GuestQuotaStats(
+            liveGuests: 1,
+            liveGuestsMax: 2,
+            denialsLastHour: 300,
+            denialsByKind: [DenialCount(kind: "ab", count: 3)]
+        ).encoded()
+        #expect(Array(body.readableBytesView) == [0x01, 0x02, 0xAC, 0x02, 0x01, 0x02, 0x61, 0x62, 0x03])
     }
 
     @Test("a consume body is pinned byte for byte")
@@ -67,6 +87,9 @@ struct ContractTests {
         counters.writeLengthPrefixedString("guest")
         counters.writeVarint(UInt64(GuestQuotaLimits.entriesMax + 1))
         #expect(throws: WireError.lengthOverLimit) { try QuotaUsageResponse(decoding: counters) }
+        var denials = ByteBuffer()
+        for value in [UInt64(0), 0, 0, UInt64(GuestQuotaLimits.denialKindsMax + 1)] { denials.writeVarint(value) }
+        #expect(throws: WireError.lengthOverLimit) { try GuestQuotaStats(decoding: denials) }
         var outcome = ByteBuffer()
         outcome.writeInteger(UInt8(3))
         outcome.writeBool(false)

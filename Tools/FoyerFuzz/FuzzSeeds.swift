@@ -246,6 +246,14 @@ enum FuzzSeeds {
             seed(JWKSResponse(json: Array(#"{"keys":[]}"#.utf8))),
             seed(ConflictDetails(otherUID: "u2", ticket: "dGlja2V0", ticketExpiresAtMilliseconds: 1)),
             seed(QuotaExceededDetails(usage: CounterUsage(counter: "documents", limit: 20, used: 20), requested: 1)),
+            seed(
+                GuestQuotaStats(
+                    liveGuests: 10,
+                    liveGuestsMax: 1_000_000,
+                    denialsLastHour: 3,
+                    denialsByKind: [DenialCount(kind: "documents", count: 2), DenialCount(kind: "signup", count: 1)]
+                )
+            ),
         ]
     }
 }

@@ -51,13 +51,14 @@ struct GuestQuotaCommand: AsyncParsableCommand {
         if let days = try settings.value(mergeRecordRetentionDays, retention) {
             configuration.mergeRecordRetention = .seconds(days * 86_400)
         }
-        let service = try await GuestQuotaService.make(
+        let (service, denialFlush) = try await GuestQuotaService.makeWithDenialFlush(
             configuration: configuration,
             server: startup.serverConfiguration(),
             logger: startup.logger
         )
+        // The flush loop first: the group stops services in reverse order, so it flushes after the server drained.
         try await ServiceRunner.run(
-            services: startup.withMetricsEndpoint(startup.withCertificateReload([service.server])),
+            services: startup.withMetricsEndpoint(startup.withCertificateReload([denialFlush, service.server])),
             logger: startup.logger,
             thenClose: service.close
         )

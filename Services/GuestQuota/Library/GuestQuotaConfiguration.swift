@@ -28,6 +28,10 @@ public struct GuestQuotaConfiguration: Sendable {
     /// How long a merge's record (its op row, which names both uids) is kept before it is pruned: longer than any
     /// retry or recovery of the merge can come. Keep it equal to user-data's. Default 7 days; at least a minute.
     public var mergeRecordRetention: Duration = .seconds(7 * 86_400)
+    /// How often the denials counted in memory are added to `guest_quota_denials` (``DenialFlushLoop``; also on
+    /// graceful shutdown), so that every replica's `stats` counts them. A crash loses at most this much of the
+    /// statistic. Default 10 seconds; 1 second to 1 hour.
+    public var denialFlushInterval: Duration = .seconds(10)
     /// The clock (sign-up buckets, record times). Tests inject a manual one.
     public var now: @Sendable () -> Date = { Date() }
     /// Test only: fails chosen operations once, right after their transaction committed, so that tests can check
@@ -81,6 +85,9 @@ public struct GuestQuotaConfiguration: Sendable {
         }
         guard mergeRecordRetention >= .seconds(60) else {
             throw GuestQuotaConfigurationError.invalidSetting("mergeRecordRetention must be at least a minute")
+        }
+        guard denialFlushInterval >= .seconds(1), denialFlushInterval <= .seconds(3600) else {
+            throw GuestQuotaConfigurationError.invalidSetting("denialFlushInterval must be between 1 second and 1 hour")
         }
     }
 }

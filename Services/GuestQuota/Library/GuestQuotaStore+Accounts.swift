@@ -7,11 +7,21 @@ import SQLKit
 
 extension GuestQuotaStore {
     /// Opens the account; a second open of the same uid changes nothing and answers `created: false` with the
-    /// account's current plan. Opening a guest takes a place under the cap in the same transaction.
+    /// account's current plan. Opening a guest takes a place under the cap in the same transaction; a guest refused
+    /// for the cap is counted as a `signup` denial for `stats`.
     func openAccount(uid: String, planName: String) async throws -> OpenQuotaAccountResponse {
         _ = try plan(named: planName)
         let now = configuration.now()
-        let answer = try await write { sql -> OpenQuotaAccountResponse in
+        let answer = try await countingDenials(as: Self.signupDenialKind, [.guestCapReached]) {
+            try await openOnce(uid: uid, planName: planName, now: now)
+        }
+        try configuration.failureInjection?.fire(.afterOpenAccount)
+        return answer
+    }
+
+    /// The transaction of `openAccount`.
+    private func openOnce(uid: String, planName: String, now: Date) async throws -> OpenQuotaAccountResponse {
+        try await write { sql -> OpenQuotaAccountResponse in
             let inserted = try await sql.raw(
                 """
                 INSERT INTO gq_accounts (uid, plan, created_at, updated_at)
@@ -37,8 +47,6 @@ extension GuestQuotaStore {
             }
             return OpenQuotaAccountResponse(created: true, plan: planName)
         }
-        try configuration.failureInjection?.fire(.afterOpenAccount)
-        return answer
     }
 
     func guestCapReached(_ sql: any SQLDatabase) async throws -> GuestQuotaError {

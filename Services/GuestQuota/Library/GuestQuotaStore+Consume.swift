@@ -9,13 +9,30 @@ extension GuestQuotaStore {
     /// The record of the key is inserted first (`ON CONFLICT DO NOTHING`): a second consume with the same key,
     /// even a concurrent one, then finds it and answers the first one's outcome without counting. The counter is
     /// raised by a conditional upsert (`used + amount <= limit`), so consumes racing at the limit never exceed it.
-    /// A denial rolls the key's record back: a retry of a denied consume is evaluated afresh.
+    /// A denial rolls the key's record back: a retry of a denied consume is evaluated afresh. It is counted under
+    /// the counter's name for `stats` (in memory, flushed later).
     func consume(uid: String, counter: String, amount: Int64, key: String) async throws -> ConsumeResponse {
         guard amount >= 1, amount <= GuestQuotaLimits.consumeAmountMax else {
             throw GuestQuotaError.invalidAmount(amount)
         }
         let now = configuration.now()
-        let answer = try await write { sql -> ConsumeResponse in
+        let answer = try await countingDenials(as: counter, [.quotaExceeded]) {
+            try await consumeOnce(uid: uid, counter: counter, amount: amount, key: key, now: now)
+        }
+        try configuration.failureInjection?.fire(.afterConsume)
+        await maintainOccasionally()
+        return answer
+    }
+
+    /// The transaction of `consume`.
+    private func consumeOnce(
+        uid: String,
+        counter: String,
+        amount: Int64,
+        key: String,
+        now: Date
+    ) async throws -> ConsumeResponse {
+        try await write { sql -> ConsumeResponse in
             let account = try await accountPlan(sql, uid: uid)
             guard let limit = account.plan.counters[counter] else {
                 throw GuestQuotaError.unknownCounter(counter, plan: account.name)
@@ -53,9 +70,6 @@ extension GuestQuotaStore {
                 replayed: false
             )
         }
-        try configuration.failureInjection?.fire(.afterConsume)
-        await maintainOccasionally()
-        return answer
     }
 
     /// The answer to a key that was counted before.

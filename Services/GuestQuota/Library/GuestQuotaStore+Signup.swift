@@ -5,12 +5,22 @@ import SQLKit
 
 extension GuestQuotaStore {
     /// Admits a guest sign-up from `source` if the live-guest cap has room and the source's token bucket holds a
-    /// token, taking it. The bucket lives in the database, so replicas share it.
+    /// token, taking it. The bucket lives in the database, so replicas share it. A refusal is counted as a
+    /// `signup` denial for `stats`.
     func admitSignup(source: SignupSource) async throws -> AdmitSignupResponse {
+        let answer = try await countingDenials(as: Self.signupDenialKind, [.signupRateLimited, .guestCapReached]) {
+            try await admitOnce(source: source)
+        }
+        await maintainOccasionally()
+        return answer
+    }
+
+    /// The transaction of `admitSignup`.
+    private func admitOnce(source: SignupSource) async throws -> AdmitSignupResponse {
         let now = configuration.now()
         let burst = Double(configuration.signupBurstPerSource)
         let perHour = Double(configuration.signupsPerSourcePerHour)
-        let answer = try await write { sql -> AdmitSignupResponse in
+        return try await write { sql -> AdmitSignupResponse in
             let live = try await liveGuests(sql)
             guard live < configuration.liveGuestsMax else { throw try await guestCapReached(sql) }
             try await sql.raw(
@@ -48,7 +58,5 @@ extension GuestQuotaStore {
                 liveGuestsMax: UInt64(configuration.liveGuestsMax)
             )
         }
-        await maintainOccasionally()
-        return answer
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import FoyerAPI
+import FoyerRPC
 import FoyerStorage
 import Logging
 import SQLKit
@@ -16,6 +17,8 @@ import Synchronization
 /// - `gq_merges`: one row per merge op id, with the answer it gave; kept for `mergeRecordRetention`.
 /// - `gq_signup_buckets`: a token bucket per sign-up source.
 /// - `gq_guest_census`: one row holding the number of live guests.
+/// - `guest_quota_denials`: refused consumes and sign-up admissions per minute and kind, from every replica's
+///   flushes (`GuestQuotaStore+Denials.swift`); kept for `denialRetention`.
 final class GuestQuotaStore: Sendable {
     let database: FoyerDatabase
     let configuration: GuestQuotaConfiguration
@@ -24,6 +27,10 @@ final class GuestQuotaStore: Sendable {
     private let calls = Atomic<UInt64>(0)
     private static let maintenanceInterval: UInt64 = 64
     private static let maintenanceBatch = 64
+    /// The denials answered and not yet flushed (`flushDenials`).
+    let denials = DenialTally()
+    /// Held by a flush and by `stats`' reading of the denials, so that tallies being written are counted once.
+    let denialGate = AsyncSemaphore(permits: 1)
 
     static let serviceName = "guest-quota"
 
@@ -90,6 +97,20 @@ final class GuestQuotaStore: Sendable {
             name: "merge records by time, for their pruning",
             statements: ["CREATE INDEX gq_merges_merged_at ON gq_merges (merged_at)"]
         ),
+        Migration(
+            version: 3,
+            name: "denials per minute and kind, for the cluster's counts",
+            statements: [
+                """
+                CREATE TABLE guest_quota_denials (
+                    minute_start BIGINT NOT NULL,
+                    kind TEXT NOT NULL,
+                    count BIGINT NOT NULL,
+                    PRIMARY KEY (minute_start, kind)
+                )
+                """
+            ]
+        ),
     ]
 
     func migrate() async throws {
@@ -150,13 +171,19 @@ final class GuestQuotaStore: Sendable {
 
     func stats() async throws -> GuestQuotaStats {
         let live = try await database.withConnection { sql in try await liveGuests(sql) }
-        return GuestQuotaStats(liveGuests: UInt64(max(0, live)), liveGuestsMax: UInt64(configuration.liveGuestsMax))
+        let denied = try await denialStats()
+        return GuestQuotaStats(
+            liveGuests: UInt64(max(0, live)),
+            liveGuestsMax: UInt64(configuration.liveGuestsMax),
+            denialsLastHour: denied.total,
+            denialsByKind: denied.byKind
+        )
     }
 
     // MARK: Maintenance
 
-    /// Every `maintenanceInterval` calls, deletes a few expired consume records, full sign-up buckets and old merge
-    /// records, in a transaction of its own (a failure is logged, never reported to the caller).
+    /// Every `maintenanceInterval` calls, deletes a few expired consume records, full sign-up buckets, old merge
+    /// records and old denial counts, in a transaction of its own (a failure is logged, never reported to the caller).
     func maintainOccasionally() async {
         let count = calls.wrappingAdd(1, ordering: .relaxed).newValue
         guard count % Self.maintenanceInterval == 0 else { return }
@@ -170,7 +197,8 @@ final class GuestQuotaStore: Sendable {
     /// Deletes, oldest first and at most `limit` of each, consume records older than `idempotencyRetention`,
     /// sign-up buckets untouched for longer than a full refill (a full bucket is the same as none), and merge
     /// records older than `mergeRecordRetention` (they name both uids; a merge retried after that finds the guest's
-    /// account gone and adds nothing). Returns how many rows went.
+    /// account gone and adds nothing), and denial counts of minutes older than `denialRetention`. Returns how many
+    /// rows went.
     func pruneExpiredRows(limit: Int) async throws -> Int {
         let now = configuration.now()
         let keysBefore = now.addingTimeInterval(-Double(configuration.idempotencyRetention.components.seconds))
@@ -203,7 +231,8 @@ final class GuestQuotaStore: Sendable {
                 RETURNING op
                 """
             ).all().count
-            return keys + buckets + merges
+            let denialRows = try await pruneDenials(sql, now: now, limit: limit)
+            return keys + buckets + merges + denialRows
         }
     }
 

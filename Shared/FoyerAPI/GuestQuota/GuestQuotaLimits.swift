@@ -10,6 +10,8 @@ public enum GuestQuotaLimits {
     public static let sourceByteCountMax = 64
     /// Most counters or features in one answer.
     public static let entriesMax = 256
+    /// Most kinds in `GuestQuotaStats.denialsByKind`.
+    public static let denialKindsMax = 50
     /// Largest amount one `consume` may ask for (1 TiB); more is `invalid-amount`.
     public static let consumeAmountMax: Int64 = 1 << 40
 
