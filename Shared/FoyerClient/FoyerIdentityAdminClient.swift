@@ -1,4 +1,4 @@
-import FoyerAPI
+public import FoyerAPI
 public import FoyerRPC
 import FoyerWire
 public import Logging
@@ -37,6 +37,26 @@ public final class FoyerIdentityAdminClient: Sendable {
     public func rotateSigningKey() async throws(FoyerError) -> String {
         do {
             return try await rpc.call(IdentityMethods.rotateSigningKey, Empty()).keyID
+        } catch {
+            throw FoyerError(error)
+        }
+    }
+
+    /// Makes an admin key (`identity.createAdminKey`) for the gateway's admin API. The answer's `key` is the only copy
+    /// of the key: identity keeps its SHA-256.
+    ///
+    /// - Parameters:
+    ///   - name: a label, 1–64 characters of `A–Z a–z 0–9 . _ @ -` (not unique).
+    ///   - createdBy: the key id of the admin who asks, or "cluster-secret" (an operator with the cluster secret).
+    public func createAdminKey(
+        name: String,
+        createdBy: String = CreateAdminKeyRequest.createdByClusterSecret
+    ) async throws(FoyerError) -> AdminKeyCreated {
+        do {
+            return try await rpc.call(
+                IdentityMethods.createAdminKey,
+                CreateAdminKeyRequest(name: name, createdBy: createdBy)
+            )
         } catch {
             throw FoyerError(error)
         }

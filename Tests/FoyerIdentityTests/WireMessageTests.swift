@@ -153,6 +153,89 @@ struct WireMessageTests {
         #expect(throws: WireError.invalidValue) { try VerifyAccessTokenRequest(decoding: requirement) }
     }
 
+    @Test("Administration messages round-trip and refuse values, names and lengths the contract does not define")
+    func administration() throws {
+        let key = AdminKeyInfo(
+            keyID: "0123456789abcdef",
+            name: "ops",
+            createdAtMilliseconds: 1,
+            createdBy: "cluster-secret",
+            revokedAtMilliseconds: 3,
+            lastUsedAtMilliseconds: 2
+        )
+        try roundTrip(FindUserRequest(by: .email, value: "a@b.c"))
+        try roundTrip(
+            ListUsersRequest(
+                kind: .guests,
+                order: .lastActivity,
+                newestFirst: false,
+                limit: 7,
+                after: UserCursor(atMilliseconds: 9, uid: "u")
+            )
+        )
+        try roundTrip(UserCounts(guests: 1, members: 2, createdSince: 3, pendingDeletions: 4, pendingMerges: 5))
+        try roundTrip(AdminKeyCreated(info: key, key: "foyer_admin_0123456789abcdef_s"))
+        try roundTrip(
+            AdminKeys(keys: [key, AdminKeyInfo(keyID: "k", name: "n", createdAtMilliseconds: 0, createdBy: "")])
+        )
+        try roundTrip(AdminActionStart(keyID: "k", action: "user.delete", target: "u"))
+        try roundTrip(ListAdminActionsRequest(before: 8, limit: 1))
+        try roundTrip(
+            AdminActions(
+                actions: [
+                    AdminActionRecord(
+                        id: 1,
+                        atMilliseconds: 2,
+                        keyID: "k",
+                        keyName: "n",
+                        action: "a",
+                        target: nil,
+                        outcome: "ok"
+                    )
+                ],
+                next: 1
+            )
+        )
+
+        for name in ["", "with space", "é", String(repeating: "n", count: 65)] {
+            #expect(throws: WireError.self) {
+                try CreateAdminKeyRequest(decoding: CreateAdminKeyRequest(name: name).encoded())
+            }
+        }
+        #expect(throws: WireError.invalidValue) {
+            try ListUsersRequest(decoding: ListUsersRequest(limit: 0).encoded())
+        }
+        #expect(throws: WireError.invalidValue) {
+            try ListUsersRequest(decoding: ListUsersRequest(limit: UInt32(IdentityLimits.listCountMax) + 1).encoded())
+        }
+        #expect(throws: WireError.invalidValue) {
+            try ListAdminActionsRequest(decoding: ListAdminActionsRequest(limit: 0).encoded())
+        }
+        #expect(throws: WireError.invalidValue) {
+            try AdminActionStart(decoding: AdminActionStart(keyID: "k", action: "").encoded())
+        }
+        #expect(throws: WireError.invalidValue) {
+            try AdminActionEnd(decoding: AdminActionEnd(id: 1, outcome: "").encoded())
+        }
+        #expect(throws: WireError.lengthOverLimit) {
+            try VerifyAdminKeyRequest(
+                decoding: VerifyAdminKeyRequest(
+                    key: String(repeating: "k", count: IdentityLimits.adminKeyByteCountMax + 1)
+                )
+                .encoded()
+            )
+        }
+        // Unknown lookups, kinds and orders.
+        var lookup = FindUserRequest(by: .uid, value: "u").encoded()
+        lookup.setInteger(UInt8(2), at: lookup.readerIndex)
+        #expect(throws: WireError.invalidValue) { try FindUserRequest(decoding: lookup) }
+        for offset in [0, 1] {
+            var list = ListUsersRequest().encoded()
+            list.setInteger(UInt8(3), at: list.readerIndex + offset)
+            #expect(throws: WireError.invalidValue) { try ListUsersRequest(decoding: list) }
+        }
+    }
+
     @Test("Batches round-trip, answer outcomes by status, and refuse more than 1000 elements before reading them")
     func batches() throws {
         try roundTrip(

@@ -35,6 +35,16 @@ extension ServiceBodies {
             method(IdentityMethods.finishDeleteBatch, of: "identity"),
             method(IdentityMethods.listStuckAccounts, of: "identity"),
             method(IdentityMethods.listExpiredGuests, of: "identity"),
+            method(IdentityMethods.findUser, of: "identity"),
+            method(IdentityMethods.listUsers, of: "identity"),
+            method(IdentityMethods.userCounts, of: "identity"),
+            method(IdentityMethods.createAdminKey, of: "identity"),
+            method(IdentityMethods.listAdminKeys, of: "identity"),
+            method(IdentityMethods.revokeAdminKey, of: "identity"),
+            method(IdentityMethods.verifyAdminKey, of: "identity"),
+            method(IdentityMethods.beginAdminAction, of: "identity"),
+            method(IdentityMethods.endAdminAction, of: "identity"),
+            method(IdentityMethods.listAdminActions, of: "identity"),
         ],
         details: [check(ConflictDetails.self, "identity")]
     )

@@ -44,3 +44,25 @@ public enum AccountStateKind: UInt8, Sendable, Hashable, CaseIterable, CustomStr
         }
     }
 }
+
+/// What `findUser` looks a user up by. Encoded as `u8`.
+public enum UserLookup: UInt8, Sendable, Hashable, CaseIterable {
+    case uid = 0
+    /// An email credential's address (normalised as sign-in does), or a provider identity's email.
+    case email = 1
+}
+
+/// Which users `listUsers` lists. Encoded as `u8`.
+public enum UserKind: UInt8, Sendable, Hashable, CaseIterable {
+    /// Anonymous users (`is_anonymous` true).
+    case guests = 0
+    /// Permanent accounts.
+    case members = 1
+    case all = 2
+}
+
+/// What `listUsers` orders by (then by uid). Encoded as `u8`.
+public enum UserOrder: UInt8, Sendable, Hashable, CaseIterable {
+    case createdAt = 0
+    case lastActivity = 1
+}

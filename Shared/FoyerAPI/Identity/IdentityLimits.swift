@@ -37,4 +37,16 @@ public enum IdentityLimits {
     public static let listCountMax = 1000
     /// Linked provider identities of one user.
     public static let providersCountMax = 16
+    /// An admin key's id (16 hex digits today) or a `createdBy` (a key id or "cluster-secret").
+    public static let adminKeyIDByteCountMax = 64
+    /// An admin key's name (a label: A–Z a–z 0–9 . _ @ -).
+    public static let adminKeyNameByteCountMax = 64
+    /// An admin key as presented (`foyer_admin_<keyID>_<secret>`, 72 bytes today).
+    public static let adminKeyByteCountMax = 128
+    /// Admin keys identity holds, revoked ones included; `createAdminKey` refuses more.
+    public static let adminKeysCountMax = 1000
+    /// An audit entry's action name, its target (a uid or key id) and its outcome ("ok" or a status name).
+    public static let adminActionByteCountMax = 64
+    public static let adminTargetByteCountMax = 128
+    public static let adminOutcomeByteCountMax = 64
 }

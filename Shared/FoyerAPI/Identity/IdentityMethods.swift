@@ -186,6 +186,69 @@ public enum IdentityMethods {
         idempotent: true
     )
 
+    // MARK: Administration
+
+    /// One user by uid or email (normalised as sign-in does), with its live sessions; `not-found` when none.
+    public static let findUser = RPCMethod<FindUserRequest, AdminUserInfo>(
+        id: 0x0170,
+        name: "identity.findUser",
+        idempotent: true
+    )
+    /// One page of users of a kind, by creation or last activity, in either direction (keyset paging).
+    public static let listUsers = RPCMethod<ListUsersRequest, UserSummaries>(
+        id: 0x0171,
+        name: "identity.listUsers",
+        idempotent: true
+    )
+    /// How many guests and members are active, created since a time, being deleted and being merged.
+    public static let userCounts = RPCMethod<UserCountsRequest, UserCounts>(
+        id: 0x0172,
+        name: "identity.userCounts",
+        idempotent: true
+    )
+    /// Makes an admin key; the answer holds the key itself, which identity keeps only hashed. At most 1000 keys.
+    public static let createAdminKey = RPCMethod<CreateAdminKeyRequest, AdminKeyCreated>(
+        id: 0x0173,
+        name: "identity.createAdminKey",
+        idempotent: false
+    )
+    /// Every admin key (never a secret), newest first.
+    public static let listAdminKeys = RPCMethod<Empty, AdminKeys>(
+        id: 0x0174,
+        name: "identity.listAdminKeys",
+        idempotent: true
+    )
+    /// Revokes an admin key; revoking it again keeps the first time. `not-found` for an unknown key id.
+    public static let revokeAdminKey = RPCMethod<AdminKeyRequest, AdminKeyInfo>(
+        id: 0x0175,
+        name: "identity.revokeAdminKey",
+        idempotent: true
+    )
+    /// Says which unrevoked admin key a presented key is; `unauthenticated` (one message) for anything else.
+    public static let verifyAdminKey = RPCMethod<VerifyAdminKeyRequest, AdminKeyInfo>(
+        id: 0x0176,
+        name: "identity.verifyAdminKey",
+        idempotent: true
+    )
+    /// Writes an audit entry (who, what, on what) before an admin action runs; answers its id.
+    public static let beginAdminAction = RPCMethod<AdminActionStart, AdminActionID>(
+        id: 0x0177,
+        name: "identity.beginAdminAction",
+        idempotent: false
+    )
+    /// Records how an audited action ended (the first outcome recorded stays).
+    public static let endAdminAction = RPCMethod<AdminActionEnd, Empty>(
+        id: 0x0178,
+        name: "identity.endAdminAction",
+        idempotent: true
+    )
+    /// One page of the audit log, newest first.
+    public static let listAdminActions = RPCMethod<ListAdminActionsRequest, AdminActions>(
+        id: 0x0179,
+        name: "identity.listAdminActions",
+        idempotent: true
+    )
+
     // MARK: The operation table
 
     /// Every method above: the router serves exactly these (`RPCRouter(serving:)`), and the README's method table
@@ -197,6 +260,9 @@ public enum IdentityMethods {
         completeEmailLink.descriptor, listOutbox.descriptor, signInWithProvider.descriptor, linkProvider.descriptor,
         redeemConflictTicket.descriptor, beginMerge.descriptor, finishMerge.descriptor, beginDelete.descriptor,
         finishDelete.descriptor, beginDeleteBatch.descriptor, finishDeleteBatch.descriptor,
-        listStuckAccounts.descriptor, listExpiredGuests.descriptor,
+        listStuckAccounts.descriptor, listExpiredGuests.descriptor, findUser.descriptor, listUsers.descriptor,
+        userCounts.descriptor, createAdminKey.descriptor, listAdminKeys.descriptor, revokeAdminKey.descriptor,
+        verifyAdminKey.descriptor, beginAdminAction.descriptor, endAdminAction.descriptor,
+        listAdminActions.descriptor,
     ]
 }

@@ -7,9 +7,10 @@ extension IdentityCore {
     /// sessions past their absolute or idle expiry (or revoked a day ago) with their refresh tokens, email links
     /// past the limits' windows, outbox messages past their retention (they hold addresses), nonces past their
     /// token's expiry, tickets a day past theirs, guest keys past their window, stale failed-attempt counts,
-    /// finished operations a week old, and signing keys no token can need. The signing key is rotated when the
-    /// newest is older than `signingKeyRotationInterval` (once, however many replicas run this at once). Then the
-    /// signing keys are reloaded if due (a rotation on another replica).
+    /// finished operations a week old, admin keys 90 days after their revocation, audit entries after 400 days, and
+    /// signing keys no token can need. The signing key is rotated when the newest is older than
+    /// `signingKeyRotationInterval` (once, however many replicas run this at once). Then the signing keys are
+    /// reloaded if due (a rotation on another replica).
     func runMaintenance() async throws {
         let now = self.now
         let batch = configuration.maintenanceBatchSize
@@ -70,6 +71,20 @@ extension IdentityCore {
             try await UserDeletion.pruneFinished(
                 sql,
                 before: now.subtracting(UserDeletion.finishedOperationRetention),
+                limit: batch
+            )
+        }
+        try await prune(
+            "identity_admin_actions",
+            key: "id",
+            where: "at",
+            before: now.subtracting(AdminActionRecords.retention),
+            batch: batch
+        )
+        try await database.transaction { sql in
+            try await AdminKeyRecords.pruneRevoked(
+                sql,
+                before: now.subtracting(AdminKeyRecords.revokedRetention),
                 limit: batch
             )
         }

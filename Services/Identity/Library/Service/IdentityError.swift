@@ -9,6 +9,8 @@ struct IdentityError: Error, Equatable, CustomStringConvertible {
     enum Code: Hashable, Sendable, CaseIterable {
         // Runtime statuses identity answers with.
         case invalidArgument, sessionNotFound, changedConcurrently
+        // Administration.
+        case notFound, adminKeyRefused, tooManyAdminKeys
         // Tokens.
         case invalidToken, tokenExpired, tokenRevoked, wrongIssuer, wrongAudience, unsupportedAlgorithm
         case unknownKeyID, memberRequired, guestRequired, refreshTokenReused, tokenNotYetValid
@@ -52,6 +54,22 @@ extension IdentityError {
     static func sessionNotFound() -> Self { Self(.sessionNotFound, "the user has no such session") }
     /// A row changed under the transaction (a concurrent claim or expiry): the caller may try again.
     static func changedConcurrently(_ message: String) -> Self { Self(.changedConcurrently, message) }
+}
+
+// MARK: Administration
+
+extension IdentityError {
+    /// No user, admin key or audit entry of that name (the admin methods answer the generic `not-found`).
+    static func notFound(_ message: String) -> Self { Self(.notFound, message) }
+    /// The admin key is malformed, unknown or revoked: one answer for all.
+    static func adminKeyRefused() -> Self { Self(.adminKeyRefused, "the admin key is not valid") }
+    static func tooManyAdminKeys() -> Self {
+        Self(
+            .tooManyAdminKeys,
+            "there are \(IdentityLimits.adminKeysCountMax) admin keys already; revoked keys are removed 90 days after"
+                + " their revocation"
+        )
+    }
 }
 
 // MARK: Tokens

@@ -185,6 +185,45 @@ enum IdentityMigrations {
                 "ALTER TABLE identity_signing_keys ADD COLUMN kek_id TEXT"
             ]
         ),
+        Migration(version: 5, name: "admin keys, the admin audit log, users listed in pages") { engine in
+            [
+                // An admin key: SHA-256 of the whole key text (high-entropy, so no KDF); the key id is its
+                // identity, the name only a label.
+                """
+                CREATE TABLE identity_admin_keys (
+                    key_id TEXT PRIMARY KEY,
+                    key_hash \(engine.binaryColumnType) NOT NULL,
+                    name TEXT NOT NULL,
+                    created_at BIGINT NOT NULL,
+                    created_by TEXT NOT NULL,
+                    revoked_at BIGINT,
+                    last_used_at BIGINT
+                )
+                """,
+                // One row per admin action: who (key id and its name then), what, on what (a uid or a key id,
+                // never an email), how it ended (NULL while it runs or if it never ended).
+                """
+                CREATE TABLE identity_admin_actions (
+                    id \(engine == .postgres
+                        ? "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY" : "INTEGER PRIMARY KEY AUTOINCREMENT"),
+                    at BIGINT NOT NULL,
+                    key_id TEXT NOT NULL,
+                    key_name TEXT NOT NULL,
+                    action TEXT NOT NULL,
+                    target TEXT,
+                    outcome TEXT,
+                    ended_at BIGINT
+                )
+                """,
+                "CREATE INDEX identity_admin_actions_at ON identity_admin_actions (at)",
+                // listUsers pages by (created_at, uid) or (last_activity_at, uid), both directions, for guests,
+                // members, or both (two index ranges merged).
+                "CREATE INDEX identity_users_created ON identity_users (is_anonymous, created_at, uid)",
+                "CREATE INDEX identity_users_activity ON identity_users (is_anonymous, last_activity_at, uid)",
+                // findUser by a provider identity's email, case-insensitively.
+                "CREATE INDEX identity_provider_links_email ON identity_provider_links (lower(email))",
+            ]
+        },
     ]
 
     /// Every table, for tests that check nothing of a user is left.
@@ -192,6 +231,6 @@ enum IdentityMigrations {
         "identity_users", "identity_emails", "identity_provider_links", "identity_sessions",
         "identity_refresh_tokens", "identity_guest_keys", "identity_email_links", "identity_login_failures",
         "identity_used_nonces", "identity_conflict_tickets", "identity_signing_keys", "identity_outbox",
-        "identity_finished_operations",
+        "identity_finished_operations", "identity_admin_keys", "identity_admin_actions",
     ]
 }

@@ -55,6 +55,25 @@ enum IdentityRoutes {
         }
         router.route(M.listStuckAccounts) { request in try await core.listStuckAccounts(request) }
         router.route(M.listExpiredGuests) { request in try await core.listExpiredGuests(request) }
+        registerAdministration(core, on: &router)
+    }
+
+    /// The administration methods (the gateway's admin listener).
+    private static func registerAdministration(_ core: IdentityCore, on router: inout RPCRouter) {
+        typealias M = IdentityMethods
+        router.route(M.findUser) { request in try await core.findUser(request) }
+        router.route(M.listUsers) { request in try await core.listUsers(request) }
+        router.route(M.userCounts) { request in try await core.userCounts(request) }
+        router.route(M.createAdminKey) { request in try await core.createAdminKey(request) }
+        router.route(M.listAdminKeys) { _ in try await core.listAdminKeys() }
+        router.route(M.revokeAdminKey) { request in try await core.revokeAdminKey(request) }
+        router.route(M.verifyAdminKey) { request in try await core.verifyAdminKey(request) }
+        router.route(M.beginAdminAction) { request in try await core.beginAdminAction(request) }
+        router.route(M.endAdminAction) { request in
+            try await core.endAdminAction(request)
+            return Empty()
+        }
+        router.route(M.listAdminActions) { request in try await core.listAdminActions(request) }
     }
 
     /// A batch of no element is a caller's mistake, not a batch that did nothing.
@@ -77,6 +96,9 @@ enum IdentityRoutes {
         case .invalidArgument: return .invalidArgument
         case .sessionNotFound: return .notFound
         case .changedConcurrently: return .unavailable
+        case .notFound: return .notFound
+        case .adminKeyRefused: return .unauthenticated
+        case .tooManyAdminKeys: return .resourceExhausted
         case .invalidToken: return S.invalidToken
         case .tokenExpired: return S.tokenExpired
         case .tokenRevoked: return S.tokenRevoked
