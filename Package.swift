@@ -264,6 +264,7 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 nioCore,
                 logging,
+                coreMetrics,
                 serviceLifecycle,
             ],
             path: "Services/Gateway/HTTP",

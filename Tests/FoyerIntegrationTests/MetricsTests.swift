@@ -1,10 +1,15 @@
+import Foundation
 import FoyerClient
 import FoyerStackProcesses
 import Testing
 
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
 /// The Prometheus endpoints of the real executables (`--metrics-port`): after a journey, each service's `/metrics`
-/// shows the calls, sign-ups, denials and deletions the journey caused, and the process gauges; anything but
-/// `GET /metrics` is refused.
+/// shows the calls, sign-ups, denials and deletions the journey caused, and the process gauges; the gateway's shows
+/// the calls its HTTP edge answered; anything but `GET /metrics` is refused.
 @Suite("Metrics of the real executables (SQLite)")
 struct MetricsTests {
     @Test("a journey's calls, sign-ups, quota denial, sweep and deletion show in every service's /metrics")
@@ -75,6 +80,49 @@ struct MetricsTests {
         }
     }
 
+    @Test("HTTP calls show in the gateway's /metrics by route template, method and status; an unknown path as other")
+    func httpEdgeShowsInMetrics() async throws {
+        try await withRunningStack(RunningStackOptions(gatewayHTTP: true, metrics: true)) { stack async throws in
+            // Given a guest made over HTTP, two documents written, a missing one read, an unknown path, a health check
+            let api = stack.httpBaseURL
+            let guest = try await httpExchange("POST", "\(api)/v1/guests", idempotent: true)
+            #expect(guest.status == 201)
+            let session = try JSONSerialization.jsonObject(with: guest.body) as? [String: Any]
+            let token = try #require(session?["accessToken"] as? String)
+            for key in ["n1", "n2"] {
+                let put = try await httpExchange(
+                    "PUT",
+                    "\(api)/v1/documents/notes/\(key)",
+                    token: token,
+                    idempotent: true,
+                    json: #"{"value": "text"}"#
+                )
+                #expect(put.status == 200)
+            }
+            #expect(try await httpExchange("GET", "\(api)/v1/documents/notes/missing", token: token).status == 404)
+            #expect(try await httpExchange("GET", "\(api)/no/such/path").status == 404)
+            #expect(try await httpExchange("GET", "\(api)/healthz").status == 200)
+
+            // When the gateway's /metrics is scraped
+            let scrape = try MetricsScrape.exchange(port: stack.processes.metricsPort(of: .gateway))
+            #expect(scrape.status == 200)
+
+            // Then each call is counted under its operation's template, never its concrete path
+            let requests = "foyer_http_requests_total"
+            let document = #"route="/v1/documents/{collection}/{key}""#
+            #expect(scrape.sample(requests, #"route="/v1/guests",method="POST",status="201""#) == 1)
+            #expect(scrape.sample(requests, #"\#(document),method="PUT",status="200""#) == 2)
+            #expect(scrape.sample(requests, #"\#(document),method="GET",status="404""#) == 1)
+            #expect(scrape.sample(requests, #"route="other",method="GET",status="404""#) == 1)
+            #expect(scrape.sample(requests, #"route="/healthz",method="GET",status="200""#) ?? 0 >= 1)
+            let durations = "foyer_http_request_duration_seconds"
+            #expect(scrape.sample("\(durations)_count", #"\#(document),method="PUT""#) == 2)
+            #expect(scrape.sample("\(durations)_bucket", #"\#(document),method="PUT",le="10.0""#) == 2)
+            #expect(scrape.sample("\(durations)_bucket", #"\#(document),method="PUT",le="0.0005""#) != nil)
+            #expect(!scrape.body.contains("notes/n1") && !scrape.body.contains("no/such"))
+        }
+    }
+
     @Test("anything but GET /metrics is refused: 404 for another path, 405 for another method, a large head unanswered")
     func onlyGetMetrics() async throws {
         try await withRunningStack(RunningStackOptions(metrics: true)) { stack async throws in
@@ -91,4 +139,36 @@ struct MetricsTests {
             }
         }
     }
+}
+
+/// One answer of the gateway's HTTP edge.
+private struct HTTPExchange {
+    var status: Int
+    var body: Data
+}
+
+/// Sends `verb url` (with a bearer token, a fresh `Idempotency-Key` and a JSON body when asked) and returns the
+/// answer, whatever its status.
+private func httpExchange(
+    _ verb: String,
+    _ url: String,
+    token: String? = nil,
+    idempotent: Bool = false,
+    json: String? = nil
+) async throws -> HTTPExchange {
+    var request = URLRequest(url: try #require(URL(string: url)))
+    request.httpMethod = verb
+    if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+    if idempotent {
+        let key = Data((0..<24).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+        request.setValue(key, forHTTPHeaderField: "Idempotency-Key")
+    }
+    if let json {
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.httpBody = Data(json.utf8)
+    }
+    let (body, response) = try await URLSession.shared.data(for: request)
+    let http = try #require(response as? HTTPURLResponse)
+    return HTTPExchange(status: http.statusCode, body: body)
 }

@@ -7,7 +7,8 @@ import Hummingbird
 import Logging
 import NIOCore
 
-/// Answers every HTTP request: CORS, the fixed paths (well-known, health, OpenAPI), then the operation table.
+/// Answers every HTTP request: CORS, the fixed paths (well-known, health, OpenAPI), then the operation table; and
+/// records each in the edge's metrics (``HTTPEdgeMetrics``).
 struct GatewayHTTPResponder: HTTPResponder {
     let gateway: GatewayService
     let configuration: GatewayHTTPConfiguration
@@ -19,15 +20,35 @@ struct GatewayHTTPResponder: HTTPResponder {
     let files: ServedFiles
     let operations = HTTPOperations.all
     let readinessChecks = SingleFlight<Int, Bool>()
+    /// The request counts and durations, made once with the listener.
+    let metrics = HTTPEdgeMetrics()
 
     func respond(to request: Request, context: GatewayHTTPContext) async throws -> Response {
+        let started = ContinuousClock.now
+        var route = HTTPEdgeMetrics.otherRoute
+        let response = await respond(to: request, context: context, route: &route)
+        metrics.answered(
+            route: route,
+            method: request.method.rawValue,
+            status: response.status.code,
+            duration: ContinuousClock.now - started
+        )
+        return response
+    }
+
+    /// The answer to any request, errors included; `route` is set to the metrics' route of what answered (the
+    /// operation's path template, a fixed path), and stays `other` for a path nothing serves.
+    private func respond(to request: Request, context: GatewayHTTPContext, route: inout String) async -> Response {
         let origin = request.headers[.origin].flatMap { configuration.corsOrigins.contains($0) ? $0 : nil }
         if request.method == .options, request.headers[.accessControlRequestMethod] != nil {
+            let matches = operationMatches(request.uri.path)
+            let asked = request.headers[.accessControlRequestMethod]
+            route = (matches.first { $0.0.verb == asked } ?? matches.first)?.0.path ?? HTTPEdgeMetrics.otherRoute
             return preflight(origin: origin)
         }
         var response: Response
         do {
-            response = try await answer(request, context: context)
+            response = try await answer(request, context: context, route: &route)
         } catch let problem as HTTPProblem {
             response = Self.problemResponse(problem)
         } catch let error as RPCError {
@@ -56,20 +77,33 @@ struct GatewayHTTPResponder: HTTPResponder {
         return response
     }
 
-    private func answer(_ request: Request, context: GatewayHTTPContext) async throws -> Response {
+    private func answer(
+        _ request: Request,
+        context: GatewayHTTPContext,
+        route: inout String
+    ) async throws -> Response {
         let path = request.uri.path
+        // `fixedPath` answers (or throws) only for its few paths, and returns nil at once for any other.
+        route = path
         if let fixed = try await fixedPath(path, request: request, context: context) { return fixed }
-        let segments = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst()
-        let matches = operations.compactMap { operation in operation.match(Array(segments)).map { (operation, $0) } }
-        guard !matches.isEmpty else { throw HTTPProblem.notFound("no operation at \(path)") }
+        route = HTTPEdgeMetrics.otherRoute
+        let matches = operationMatches(path)
+        guard let first = matches.first else { throw HTTPProblem.notFound("no operation at \(path)") }
         guard let (operation, parameters) = matches.first(where: { $0.0.verb == request.method.rawValue }) else {
+            route = first.0.path
             var problem = Self.problemResponse(
                 .methodNotAllowed("\(request.method.rawValue) is not allowed on \(path)")
             )
             problem.headers[.allow] = matches.map(\.0.verb).joined(separator: ", ")
             return problem
         }
-        let call = try await httpCall(request, parameters: parameters)
+        route = operation.path
+        let call = try await HTTPCall.read(
+            request,
+            parameters: parameters,
+            bodyLimit: configuration.bodyByteCountMax,
+            timeout: configuration.requestTimeout
+        )
         let dispatcher = GatewayDispatcher(
             router: gateway.router,
             deadline: .now() + configuration.requestTimeout,
@@ -81,49 +115,10 @@ struct GatewayHTTPResponder: HTTPResponder {
         return Self.jsonResponse(json, status: operation.successStatus)
     }
 
-    /// The request's inputs; the body read up to the cap (413 past it) and parsed as one JSON object.
-    private func httpCall(_ request: Request, parameters: [String: String]) async throws -> HTTPCall {
-        let limit = configuration.bodyByteCountMax
-        if let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
-            throw HTTPProblem.bodyTooLarge(limit: limit)
-        }
-        let body = try await readBody(request.body, limit: limit)
-        var call = HTTPCall(
-            authorization: request.headers[.authorization],
-            idempotencyKeyHeader: request.headers.first { $0.name.canonicalName == "idempotency-key" }?.value,
-            pathParameters: parameters
-        )
-        for (name, value) in request.uri.queryParameters { call.query[String(name)] = String(value) }
-        if body.readableBytes > 0 {
-            guard case .object(let object)? = JSONValue.parse(body.readableBytesView) else {
-                throw HTTPProblem.invalidArgument("the request body must be a JSON object")
-            }
-            call.body = object
-        }
-        return call
-    }
-
-    /// The body, up to `limit` bytes (413 past it), within the request timeout (408 past it: a slow client).
-    private func readBody(_ body: RequestBody, limit: Int) async throws -> ByteBuffer {
-        let timeout = Duration.nanoseconds(configuration.requestTimeout.nanoseconds)
-        return try await withThrowingTaskGroup(of: ByteBuffer?.self) { group in
-            group.addTask {
-                do {
-                    return try await body.collect(upTo: limit)
-                } catch {
-                    throw HTTPProblem.bodyTooLarge(limit: limit)
-                }
-            }
-            group.addTask {
-                try await Task.sleep(for: timeout)
-                return nil
-            }
-            defer { group.cancelAll() }
-            guard let body = try await group.next() ?? nil else {
-                throw HTTPProblem(status: 408, name: "request-timeout", detail: "the request body came too slowly")
-            }
-            return body
-        }
+    /// The operations whose path template `path` matches (whatever their verb), with the path's parameters.
+    private func operationMatches(_ path: String) -> [(HTTPOperation, [String: String])] {
+        let segments = Array(path.split(separator: "/", omittingEmptySubsequences: false).dropFirst())
+        return operations.compactMap { operation in operation.match(segments).map { (operation, $0) } }
     }
 
     /// The client's address: the peer (the client a trusted proxy's PROXY header named, else the socket's peer), or
