@@ -44,8 +44,9 @@ build: deps ## Build everything (CONFIGURATION=release for optimised binaries)
 # Tests run one at a time: on two cores, suites running side by side starve each other's timeouts. The formatting
 # check and the OpenAPI document's validation come first: they take seconds, and `make format` fixes what the first
 # finds.
-test: deps lint ## Check formatting and docs/openapi.yaml, then run every test, on SQLite and on a throwaway PostgreSQL
+test: deps lint ## Check formatting and the OpenAPI documents, then run every test, on SQLite and on a throwaway PostgreSQL
 	python3 -m openapi_spec_validator docs/openapi.yaml
+	python3 -m openapi_spec_validator docs/admin-openapi.yaml
 	@pgdir=$$(mktemp -u /tmp/foyer-test-pg.XXXXXX); \
 	url=$$(scripts/throwaway-postgres.sh start $$pgdir) || exit 1; \
 	trap "scripts/throwaway-postgres.sh stop $$pgdir >/dev/null 2>&1" EXIT; \

@@ -5,8 +5,8 @@
 # Identity runs in LOCAL MODE: email links are not sent but kept in its outbox, which `foyer outbox` reads with the
 # cluster secret. Local mode is for this machine only; never let such a stack face the internet.
 #
-#   DATA_DIR      where SQLite files, the cluster secret, the signing keys and the key-encryption key that seals
-#                 them live (default .data; reused next time)
+#   DATA_DIR      where SQLite files, the cluster secret, the key-encryption key that seals the signing keys and
+#                 the admin key live (default .data; reused next time)
 #   POSTGRES_URL  run every service on this PostgreSQL instead (each in a schema of its own)
 #   BIN           the directory with the executables (default .build/release)
 set -euo pipefail
@@ -53,6 +53,8 @@ for entry in "${services[@]}"; do
     # http://localhost:7480/example/?api=http://127.0.0.1:7480 it calls the API from another origin (CORS).
     [[ $name == gateway ]] && extra+=(--http-port 7480 --example-page examples/web/index.html
         --cors-origins http://localhost:7480)
+    # The admin API (docs/admin-openapi.yaml) and the console at http://127.0.0.1:7481/admin/, on loopback.
+    [[ $name == gateway ]] && extra+=(--admin-port 7481)
     # Local mode: email links go to identity's outbox instead of a mail server.
     [[ $name == identity ]] && extra+=(--local-mode --mailer outbox)
     # Signing keys sealed at rest, as in a deployment.
@@ -77,6 +79,15 @@ for entry in "${services[@]}"; do
 done
 printf '  %-12s http://127.0.0.1:7480   (the HTTP API; signing keys at /.well-known/jwks.json)\n' "gateway"
 printf '  %-12s http://127.0.0.1:7480/example/   (the web example: the guest journey in your browser)\n' ""
+printf '  %-12s http://127.0.0.1:7481/admin/   (the admin console; its key is in %s/admin-key)\n' "" "$FOYER_DATA_DIR"
+
+# An admin key for the console and `foyer admin`, made once with the cluster secret and kept in the data directory.
+admin_key=$FOYER_DATA_DIR/admin-key
+if [[ ! -e $admin_key ]]; then
+    "$bin/foyer" admin bootstrap-key --name local --save-to "$admin_key" \
+        --cluster-secret-file "$FOYER_DATA_DIR/cluster-secret" >/dev/null \
+        || echo "could not make an admin key; see $FOYER_DATA_DIR/logs/identity.log" >&2
+fi
 
 cat <<EOM
 
@@ -97,7 +108,9 @@ Try it:
   $bin/foyer me --session /tmp/me.json
   $bin/foyer email-link send --session /tmp/link.json --email you@example.com --purpose sign-in
   $bin/foyer outbox --cluster-secret-file $FOYER_DATA_DIR/cluster-secret --to you@example.com --limit 1
-  $bin/foyer admin rotate-keys --cluster-secret-file $FOYER_DATA_DIR/cluster-secret
+  $bin/foyer admin counts --admin-key-file $FOYER_DATA_DIR/admin-key
+  $bin/foyer admin users --kind guests --newest --limit 5 --admin-key-file $FOYER_DATA_DIR/admin-key
+  $bin/foyer admin rotate-keys --admin-key-file $FOYER_DATA_DIR/admin-key
 
 Ctrl-C stops everything.
 EOM

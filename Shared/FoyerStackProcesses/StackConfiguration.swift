@@ -21,6 +21,9 @@ public struct StackConfiguration: Sendable {
     /// Whether the gateway also serves its HTTP API, on ``StackProcesses/httpPort`` (`FOYER_HTTP_PORT`). Default
     /// false: the binary listener only.
     public var gatewayServesHTTP = false
+    /// Whether the gateway also serves its admin listener, on ``StackProcesses/adminPort`` (`FOYER_ADMIN_PORT`).
+    /// Default false.
+    public var gatewayServesAdmin = false
     /// Whether every service serves Prometheus metrics, each on a loopback port of its own
     /// (``StackProcesses/metricsPort(of:)``, `FOYER_METRICS_PORT`). Default false: no metrics endpoint.
     public var servesMetrics = false

@@ -26,6 +26,9 @@ public final class StackProcesses: Sendable {
     /// The loopback port of the gateway's HTTP API, reserved with the others; served only when
     /// ``StackConfiguration/gatewayServesHTTP`` is on.
     public let httpPort: Int
+    /// The loopback port of the gateway's admin listener, reserved with the others; served only when
+    /// ``StackConfiguration/gatewayServesAdmin`` is on.
+    public let adminPort: Int
     /// The loopback ports of the services' metrics endpoints, reserved with the others; served only when
     /// ``StackConfiguration/servesMetrics`` is on.
     private let metricsPorts: [StackService: Int]
@@ -40,11 +43,13 @@ public final class StackProcesses: Sendable {
         configuration: StackConfiguration,
         ports: [StackService: Int],
         httpPort: Int,
+        adminPort: Int,
         metricsPorts: [StackService: Int]
     ) {
         self.configuration = configuration
         self.ports = ports
         self.httpPort = httpPort
+        self.adminPort = adminPort
         self.metricsPorts = metricsPorts
         self.state = Mutex(State(environment: configuration.environment))
     }
@@ -65,12 +70,13 @@ public final class StackProcesses: Sendable {
             withIntermediateDirectories: true
         )
         let count = StackService.allCases.count
-        let reserved = try LoopbackPorts.reserve(2 * count + 1)
+        let reserved = try LoopbackPorts.reserve(2 * count + 2)
         let stack = StackProcesses(
             configuration: configuration,
             ports: Dictionary(uniqueKeysWithValues: zip(StackService.allCases, reserved)),
             httpPort: reserved[count],
-            metricsPorts: Dictionary(uniqueKeysWithValues: zip(StackService.allCases, reserved[(count + 1)...]))
+            adminPort: reserved[count + 1],
+            metricsPorts: Dictionary(uniqueKeysWithValues: zip(StackService.allCases, reserved[(count + 2)...]))
         )
         do {
             for service in StackService.allCases { try stack.launch(service) }
@@ -195,6 +201,9 @@ public final class StackProcesses: Sendable {
         environment["FOYER_DATA_DIR"] = configuration.dataDirectory.path
         if service == .identity { environment["FOYER_ALLOW_TEST_IDENTITY_PROVIDERS"] = "1" }
         if service == .gateway, configuration.gatewayServesHTTP { environment["FOYER_HTTP_PORT"] = String(httpPort) }
+        if service == .gateway, configuration.gatewayServesAdmin {
+            environment["FOYER_ADMIN_PORT"] = String(adminPort)
+        }
         if configuration.servesMetrics { environment["FOYER_METRICS_PORT"] = String(metricsPort(of: service)) }
         if service == .identity, configuration.identityLocalMode {
             environment["FOYER_LOCAL_MODE"] = "1"
@@ -264,9 +273,11 @@ public final class StackProcesses: Sendable {
         }
     }
 
-    /// Whether the gateway's HTTP listener accepts connections, when the configuration asks for one.
+    /// Whether the gateway's HTTP and admin listeners accept connections, when the configuration asks for them.
     private func servesHTTPIfAsked(_ service: StackService) -> Bool {
-        service != .gateway || !configuration.gatewayServesHTTP || LoopbackPorts.accepts(httpPort)
+        guard service == .gateway else { return true }
+        return (!configuration.gatewayServesHTTP || LoopbackPorts.accepts(httpPort))
+            && (!configuration.gatewayServesAdmin || LoopbackPorts.accepts(adminPort))
     }
 
     /// Whether `service`'s metrics endpoint accepts connections, when the configuration asks for one.

@@ -237,29 +237,35 @@ struct CLITests {
         }
     }
 
-    @Test("admin rotate-keys rotates on identity's listener with the cluster secret, and is refused without it")
-    func rotateKeys() async throws {
+    @Test(
+        "admin bootstrap-key makes an admin key on identity's listener with the cluster secret, and is refused without it"
+    )
+    func bootstrapKey() async throws {
         try await withStack { stack in
-            let session = stack.sessionFile("rotate")
-            _ = try await ok(stack, "guest", session: session)
-            let first = try #require(try StoredSession.load(from: session)?.session?.accessToken)
             let identity = "127.0.0.1:\(stack.identityPort)"
             let secretFile = try stack.clusterSecretFile()
-            let rotate = ["admin", "rotate-keys", "--identity", identity]
-            let rotated = try await CLI.run(rotate + ["--cluster-secret-file", secretFile])
-            #expect(rotated.status == 0, "\(rotated.stderr)")
-            let keyID = try #require(try rotated.output()["keyID"] as? String)
-            #expect(keyID != (try JWT.decode(first).keyID))
+            let bootstrap = ["admin", "bootstrap-key", "--name", "ops", "--identity", identity]
+            let printed = try await CLI.run(bootstrap + ["--cluster-secret-file", secretFile])
+            #expect(printed.status == 0, "\(printed.stderr)")
+            let answer = try printed.output()
+            let keyID = try #require(answer["keyID"] as? String)
+            #expect(answer["createdBy"] as? String == "cluster-secret" && answer["name"] as? String == "ops")
+            #expect((answer["key"] as? String)?.hasPrefix("foyer_admin_\(keyID)_") == true, "\(answer)")
 
-            // The new key signs once its activation delay (120 s) has passed.
-            stack.clock.advance(by: 120)
-            let after = stack.sessionFile("rotated")
-            _ = try await ok(stack, "guest", session: after)
-            let second = try #require(try StoredSession.load(from: after)?.session?.accessToken)
-            #expect(try JWT.decode(second).keyID == keyID)
+            let file = stack.sessionFile("admin-key")
+            let saved = try await CLI.run(bootstrap + ["--cluster-secret-file", secretFile, "--save-to", file])
+            #expect(saved.status == 0, "\(saved.stderr)")
+            #expect(try saved.output()["key"] == nil, "a saved key is not printed")
+            let key = try String(contentsOfFile: file, encoding: .utf8).trimmingCharacters(in: .newlines)
+            #expect(key.hasPrefix("foyer_admin_"))
+            let permissions = try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int
+            #expect(permissions == 0o600)
+            let overwrite = try await CLI.run(bootstrap + ["--cluster-secret-file", secretFile, "--save-to", file])
+            #expect(overwrite.status == 1, "an existing file is never overwritten")
+            #expect(try String(contentsOfFile: file, encoding: .utf8).hasPrefix(key))
 
             let wrongSecret = try await CLI.run(
-                rotate + ["--timeout", "2"],
+                bootstrap + ["--timeout", "2"],
                 environment: ["FOYER_CLUSTER_SECRET": ClusterSecretText.random()]
             )
             #expect(wrongSecret.status == 1 && wrongSecret.stdout.isEmpty)

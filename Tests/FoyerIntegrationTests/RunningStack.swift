@@ -119,6 +119,8 @@ struct RunningStackOptions: Sendable {
     var postgresURL: String?
     /// Whether the gateway also serves its HTTP API (on ``RunningStack/httpBaseURL``).
     var gatewayHTTP = false
+    /// Whether the gateway also serves its admin listener (on ``RunningStack/adminBaseURL``).
+    var gatewayAdmin = false
     /// Whether every service serves Prometheus metrics (``StackProcesses/metricsPort(of:)``).
     var metrics = false
     /// TLS everywhere, mutual between the services (clients of ``RunningStack/client(session:)`` trust its CA).
@@ -166,6 +168,7 @@ func withRunningStack<T: Sendable>(
         database: try stackDatabase(options.engine, url: options.postgresURL)
     )
     configuration.gatewayServesHTTP = options.gatewayHTTP
+    configuration.gatewayServesAdmin = options.gatewayAdmin
     configuration.servesMetrics = options.metrics
     configuration.tls = options.tls
     configuration.sharedEnvironment = [

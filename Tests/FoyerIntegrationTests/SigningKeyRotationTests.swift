@@ -7,7 +7,7 @@ import FoyerTestSupport
 import SQLKit
 import Testing
 
-/// `foyer admin rotate-keys` against the real executables, with identity's keys sealed by a key-encryption key file.
+/// `foyer admin rotate-keys` (through the gateway's admin API) against the real executables, with identity's keys sealed by a key-encryption key file.
 @Suite("Signing-key rotation through the real executables")
 struct SigningKeyRotationTests {
     @Test(
@@ -15,6 +15,7 @@ struct SigningKeyRotationTests {
     )
     func rotateKeys() async throws {
         var options = RunningStackOptions()
+        options.gatewayAdmin = true
         options.prepare = { directory in
             let file = directory.appendingPathComponent("signing-key-encryption-key")
             let text = Data(SecureRandom.bytes(count: 32)).base64EncodedString() + "\n"
@@ -33,12 +34,9 @@ struct SigningKeyRotationTests {
                 try await old.put("notes", "before", "signed with the first key")
                 let oldKeyID = try #require(try JWT.decode(oldSession.accessToken).keyID)
 
-                let output = try await foyer(
-                    [
-                        "admin", "rotate-keys", "--identity", "127.0.0.1:\(stack.processes.port(of: .identity))",
-                        "--cluster-secret-file", stack.processes.configuration.clusterSecretFile.path,
-                    ],
-                    stack
+                let output = try await stack.foyer(
+                    ["admin", "rotate-keys", "--admin-url", stack.adminBaseURL],
+                    environment: ["FOYER_ADMIN_KEY": try await stack.bootstrapAdminKey()]
                 )
                 let answer = try #require(
                     try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: String],
@@ -79,33 +77,6 @@ struct SigningKeyRotationTests {
                 #expect(await old.session?.accessToken == oldSession.accessToken, "the old token itself was accepted")
             }
         }
-    }
-
-    /// Runs the `foyer` built beside the services with `arguments` (and no FOYER_ variable); returns its stdout, and
-    /// fails with its stderr when it exits non-zero.
-    private func foyer(_ arguments: [String], _ stack: RunningStack) async throws -> String {
-        let process = Process()
-        process.executableURL = stack.processes.configuration.binDirectory.appendingPathComponent("foyer")
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("FOYER_") }
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do {
-                try process.run()
-            } catch {
-                continuation.resume(throwing: error)
-            }
-        }
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        guard status == 0 else {
-            let problem = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            throw RotationTestFailure("foyer \(arguments.joined(separator: " ")) exited \(status): \(problem)")
-        }
-        return text
     }
 }
 

@@ -42,9 +42,11 @@ class Response:
 
 
 class OpenAPIDocument:
-    """docs/openapi.yaml: finds an operation by id and checks a response against it."""
+    """An OpenAPI document (docs/openapi.yaml, docs/admin-openapi.yaml): finds an operation by id and checks a
+    response against it."""
 
     def __init__(self, path):
+        self.name = path.rsplit("/", 1)[-1]
         with open(path, encoding="utf-8") as file:
             self.document = yaml.safe_load(file)
         self.operations = {}
@@ -72,12 +74,14 @@ class OpenAPIDocument:
         """Fails unless `operation_id` documents `response`'s status, content type and body."""
         _, template, operation = self.operations[operation_id]
         documented = operation.get("responses", {})
+        # A status the operation does not list is described by its `default` response, if it has one.
+        status = str(response.status) if str(response.status) in documented else "default"
         expect(
-            str(response.status) in documented,
-            f"{operation_id} ({template}) answered {response.status}, which docs/openapi.yaml does not "
+            status in documented,
+            f"{operation_id} ({template}) answered {response.status}, which {self.name} does not "
             f"document (documented: {', '.join(documented)}): {response!r}",
         )
-        described = self.resolve(documented[str(response.status)])
+        described = self.resolve(documented[status])
         content = described.get("content", {})
         media_type = response.media_type
         expect(
@@ -93,7 +97,7 @@ class OpenAPIDocument:
         errors = sorted(validator.iter_errors(response.json), key=lambda error: list(error.path))
         expect(
             not errors,
-            f"{operation_id} {response.status}: the body does not match docs/openapi.yaml: "
+            f"{operation_id} {response.status}: the body does not match {self.name}: "
             + "; ".join(f"{'/'.join(map(str, error.path)) or '(body)'}: {error.message}" for error in errors[:5])
             + f"\n{response!r}",
         )

@@ -99,6 +99,28 @@ struct GatewayCommand: AsyncParsableCommand {
     )
     var examplePage: String?
 
+    @Option(
+        help: """
+            Port of the admin listener: the admin API (/admin/v1) and the console (/admin/), for callers with an \
+            admin key. (env: FOYER_ADMIN_PORT; default: none, no admin listener)
+            """
+    )
+    var adminPort: Int?
+    @Option(
+        help: """
+            Address the admin listener binds: keep it private. (env: FOYER_ADMIN_HOST; default: 127.0.0.1, whatever \
+            --host is)
+            """
+    )
+    var adminHost: String?
+    @Option(
+        help: """
+            Checks of admin keys not recently seen, per client address per minute (also the burst): a bound on \
+            guessing. (env: FOYER_ADMIN_KEY_CHECKS_PER_MINUTE; default: 30, burst 10)
+            """
+    )
+    var adminKeyChecksPerMinute: Int?
+
     @Flag(
         help: """
             LOAD TESTS ONLY: let guest sign-ins name the source address that sign-up admission counts, so one \
@@ -170,6 +192,16 @@ struct GatewayCommand: AsyncParsableCommand {
                 metadata: ["http.host": "\(http.host)", "http.port": "\(http.port)"]
             )
         }
+        if let port = try settings.value(adminPort, .int("--admin-port", "FOYER_ADMIN_PORT", in: 0...65535)) {
+            var admin = AdminHTTPConfiguration()
+            admin.port = port
+            admin.host = try settings.value(adminHost, .text("--admin-host", "FOYER_ADMIN_HOST")) ?? admin.host
+            services.append(AdminHTTPServer(gateway: gateway, configuration: admin, logger: startup.logger))
+            startup.logger.info(
+                "serving the admin API",
+                metadata: ["admin.host": "\(admin.host)", "admin.port": "\(admin.port)"]
+            )
+        }
         try await ServiceRunner.run(
             services: startup.withMetricsEndpoint(startup.withCertificateReload(services, also: reloadables)),
             logger: startup.logger
@@ -223,6 +255,12 @@ struct GatewayCommand: AsyncParsableCommand {
             if let perMinute = try settings.value(flag, setting) {
                 configuration.sourceLimits[keyPath: limit] = RateLimit(perMinute: perMinute, burst: perMinute)
             }
+        }
+        if let perMinute = try settings.value(
+            adminKeyChecksPerMinute,
+            .positive("--admin-key-checks-per-minute", "FOYER_ADMIN_KEY_CHECKS_PER_MINUTE")
+        ) {
+            configuration.adminKeyCheckLimit = RateLimit(perMinute: perMinute, burst: perMinute)
         }
     }
 }

@@ -12,8 +12,7 @@ public import ServiceLifecycle
 /// to the same gateway handlers (`GatewayService.router`). Plaintext HTTP/1.1, or HTTPS with HTTP/2 and HTTP/1.1
 /// when the configuration has `tls`.
 public final class GatewayHTTPServer: Service, Sendable {
-    private let application: Application<GatewayHTTPResponder>
-    private let bound: EventLoopPromise<Int>
+    private let listener: HTTPListener<GatewayHTTPResponder>
     /// The HTTPS listener's certificate and key, which new connections take from it: reload it to renew them (the
     /// executable does on SIGHUP). nil when the configuration has no `tls`.
     public let certificate: ReloadableServerCertificate?
@@ -21,30 +20,25 @@ public final class GatewayHTTPServer: Service, Sendable {
     /// Builds the listener; with `tls`, reads its certificate and key now.
     /// - Throws: `RPCError` `.invalidArgument` when a TLS file cannot be read or the key does not match.
     public init(gateway: GatewayService, configuration: GatewayHTTPConfiguration, logger: Logger) throws {
-        let bound = MultiThreadedEventLoopGroup.singleton.next().makePromise(of: Int.self)
         let limiter = SourceConnectionLimiter(
             connectionsMax: configuration.connectionsMax,
             connectionsPerSourceMax: configuration.connectionsPerSourceMax,
             trustedProxies: configuration.trustedProxies
         )
-        self.bound = bound
         let clients = ProxiedClients()
         // The connection guard sits on the connection (`ProxyProtocolChannel`), not here: on HTTP/2 these handlers
         // are each stream's.
-        let channelConfiguration = HTTP1Channel.Configuration(
-            idleTimeout: .seconds(configuration.idleTimeoutSeconds),
-            httpDecoderConfiguration: .init(
-                maxHeaderFieldSize: configuration.headerByteCountMax,
-                maxHeaderListSize: configuration.headerByteCountMax,
-                maxHeaderFieldCount: configuration.headerFieldCountMax
-            )
+        let channelConfiguration = HTTPListener<GatewayHTTPResponder>.channelConfiguration(
+            idleTimeoutSeconds: configuration.idleTimeoutSeconds,
+            headerByteCountMax: configuration.headerByteCountMax,
+            headerFieldCountMax: configuration.headerFieldCountMax
         )
         let trustedProxies = configuration.trustedProxies
         let certificate = try configuration.tls.map(ReloadableServerCertificate.init)
         self.certificate = certificate
         let idleTimeout = Duration.seconds(configuration.idleTimeoutSeconds)
         let idleSeconds = configuration.idleTimeoutSeconds
-        application = Application(
+        listener = HTTPListener(
             responder: GatewayHTTPResponder(
                 gateway: gateway,
                 configuration: configuration,
@@ -52,6 +46,8 @@ public final class GatewayHTTPServer: Service, Sendable {
                 proxiedClients: clients,
                 files: ServedFiles(configuration)
             ),
+            host: configuration.host,
+            port: configuration.port,
             // The one place the connection's channel is set up: a trusted proxy's PROXY header, then TLS (when
             // configured, with the certificate's current chain and key; ALPN picks HTTP/2 or HTTP/1.1), then HTTP;
             // connection caps, header caps, idle timeout.
@@ -80,29 +76,16 @@ public final class GatewayHTTPServer: Service, Sendable {
                     tlsHandshakeTimeout: .seconds(idleSeconds)
                 )
             },
-            configuration: ApplicationConfiguration(
-                address: .hostname(configuration.host, port: configuration.port),
-                serverName: nil
-            ),
-            onServerRunning: { channel in
-                bound.succeed(channel.localAddress?.port ?? 0)
-            },
             logger: logger
         )
     }
 
     public func run() async throws {
-        do {
-            try await application.run()
-        } catch {
-            bound.fail(error)
-            throw error
-        }
-        bound.fail(CancellationError())
+        try await listener.run()
     }
 
     /// The port the listener is bound to, once it is; throws if it stopped before binding.
     public func boundPort() async throws -> Int {
-        try await bound.futureResult.get()
+        try await listener.boundPort()
     }
 }

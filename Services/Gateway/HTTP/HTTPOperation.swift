@@ -52,6 +52,11 @@ struct HTTPOperation: Sendable {
 
     /// The path's parameters if `segments` match the template, else nil.
     func match(_ segments: [Substring]) -> [String: String]? {
+        Self.match(path, segments)
+    }
+
+    /// The parameters of `path`, a template where `{name}` stands for one segment, if `segments` match it.
+    static func match(_ path: String, _ segments: [Substring]) -> [String: String]? {
         let template = path.split(separator: "/")
         guard template.count == segments.count else { return nil }
         var parameters: [String: String] = [:]

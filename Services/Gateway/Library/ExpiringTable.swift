@@ -30,6 +30,11 @@ struct ExpiringTable<Key: Hashable, Value> {
         self.capacity = capacity
     }
 
+    init(lifetime: Duration, capacity: Int) {
+        let (seconds, attoseconds) = lifetime.components
+        self.init(lifetime: TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18, capacity: capacity)
+    }
+
     /// Entries held, expired or not (for tests and metrics).
     var count: Int { entries.count }
 
@@ -56,6 +61,11 @@ struct ExpiringTable<Key: Hashable, Value> {
     mutating func removeValue(for key: Key) {
         // Its place in the queue stays until it reaches the front, where it no longer matches an entry.
         entries[key] = nil
+    }
+
+    /// Drops every entry whose value matches `shouldRemove` (their places in the queue stay, as in `removeValue`).
+    mutating func removeAll(where shouldRemove: (Value) -> Bool) {
+        entries = entries.filter { !shouldRemove($0.value.value) }
     }
 
     /// Drops every entry stored `lifetime` or more before `now`.

@@ -48,6 +48,14 @@ public struct GatewayConfiguration: Sendable {
     public var rememberedOperationsMax = 10_000
     public var rememberedOperationLifetime: Duration = .seconds(600)
 
+    /// How long an admin key identity vouched for is trusted before it is checked again: the bound on how long a
+    /// key revoked through another replica keeps working here. Default 10 s.
+    public var adminKeyCheckInterval: Duration = .seconds(10)
+    /// Admin-key checks per client address that the admin listener sends to identity (a key already vouched for
+    /// costs none), per minute with a burst: guessing keys is slow, an operator never notices. Default 30 a minute,
+    /// burst 10.
+    public var adminKeyCheckLimit = RateLimit(perMinute: 30, burst: 10)
+
     /// LOAD TESTS ONLY: honour the `loadTestSource` of `guestSignIn`, so one load generator can look like many
     /// sources to sign-up admission. Off by default; never on in production, where it would let any client pick
     /// the address the per-source limit counts.

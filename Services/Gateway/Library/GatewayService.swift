@@ -22,6 +22,8 @@ public final class GatewayService: Sendable {
     public let configuration: GatewayConfiguration
     /// The client of identity (one of `clients`), for the HTTP edge's readiness check.
     public let identity: RPCClient
+    /// The operators' operations, for the admin listener.
+    public let admin: GatewayAdmin
 
     public static func make(
         configuration: GatewayConfiguration,
@@ -37,6 +39,7 @@ public final class GatewayService: Sendable {
             server: RPCServer(configuration: server, router: router, logger: logger),
             clients: core.clients,
             identity: core.identity,
+            admin: GatewayAdmin(core: core),
             router: router,
             configuration: configuration
         )
@@ -46,12 +49,14 @@ public final class GatewayService: Sendable {
         server: RPCServer,
         clients: [RPCClient],
         identity: RPCClient,
+        admin: GatewayAdmin,
         router: RPCRouter,
         configuration: GatewayConfiguration
     ) {
         self.server = server
         self.clients = clients
         self.identity = identity
+        self.admin = admin
         self.router = router
         self.configuration = configuration
     }

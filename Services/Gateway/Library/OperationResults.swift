@@ -33,7 +33,7 @@ final class OperationResults: Sendable {
     private let table: Mutex<ExpiringTable<Digest, Entry>>
 
     init(capacity: Int, lifetime: Duration) {
-        table = Mutex(ExpiringTable(lifetime: Double(lifetime.components.seconds), capacity: capacity))
+        table = Mutex(ExpiringTable(lifetime: lifetime, capacity: capacity))
     }
 
     enum Lookup {
@@ -68,7 +68,7 @@ final class ActivityThrottle: Sendable {
     private let lastReported: Mutex<ExpiringTable<String, Void>>
 
     init(interval: Duration, capacity: Int = 100_000) {
-        lastReported = Mutex(ExpiringTable(lifetime: Double(interval.components.seconds), capacity: capacity))
+        lastReported = Mutex(ExpiringTable(lifetime: interval, capacity: capacity))
     }
 
     /// Whether `uid`'s activity should be reported now (and, if so, notes that it is).

@@ -50,11 +50,10 @@ final class SessionChecks: Sendable {
     private let flights = SingleFlight<Key, Entry>()
 
     init(freshness: Duration, refusalMemory: Duration, capacity: Int) {
-        let freshness = Self.seconds(freshness)
         state = Mutex(
             State(
                 live: ExpiringTable(lifetime: freshness, capacity: capacity),
-                refused: ExpiringTable(lifetime: Self.seconds(refusalMemory), capacity: capacity),
+                refused: ExpiringTable(lifetime: refusalMemory, capacity: capacity),
                 forgotten: ExpiringTable(lifetime: freshness, capacity: capacity)
             )
         )
@@ -128,9 +127,5 @@ final class SessionChecks: Sendable {
     private static func isForgotten(_ uid: String, checkedAt: Date, in state: State, now: Date) -> Bool {
         guard let forgotten = state.forgotten.entry(uid, now: now) else { return false }
         return checkedAt <= forgotten.storedAt
-    }
-
-    private static func seconds(_ duration: Duration) -> TimeInterval {
-        TimeInterval(duration.components.seconds) + TimeInterval(duration.components.attoseconds) / 1e18
     }
 }

@@ -1,0 +1,27 @@
+public import NIOCore
+
+/// The gateway's admin listener: where it listens and its limits. Meant for a private address (the default is
+/// loopback, whatever the client listeners' host): it serves the admin API under `/admin/v1` and the console at
+/// `/admin/`, over plain HTTP/1.1, to callers holding an admin key.
+public struct AdminHTTPConfiguration: Sendable {
+    /// Address to listen on. Default 127.0.0.1.
+    public var host = "127.0.0.1"
+    /// Port to listen on; 0 picks a free one (see `AdminHTTPServer.boundPort()`).
+    public var port = 0
+    /// Largest request body (the API's bodies are a few fields). 16 KiB.
+    public var bodyByteCountMax = 16 * 1024
+    /// Largest header field, and largest sum of all header fields. 16 KiB.
+    public var headerByteCountMax = 16 * 1024
+    /// Most header fields of one request.
+    public var headerFieldCountMax = 100
+    /// Time a call may take. A deletion runs the whole delete-everything saga in it. 60 s.
+    public var requestTimeout: TimeAmount = .seconds(60)
+    /// A connection with no request for this long is closed.
+    public var idleTimeoutSeconds: Int64 = 60
+    /// Most open connections; more are closed at once.
+    public var connectionsMax = 64
+    /// Most open connections from one address.
+    public var connectionsPerSourceMax = 16
+
+    public init() {}
+}

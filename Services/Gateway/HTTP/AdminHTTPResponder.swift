@@ -1,0 +1,113 @@
+import FoyerAPI
+import FoyerGateway
+import FoyerJSON
+import FoyerRPC
+import Hummingbird
+import Logging
+import NIOCore
+
+/// Answers the admin listener: the console's files at `/admin/`, and the admin API under `/admin/v1`, where every
+/// request must carry `Authorization: Bearer <admin key>`.
+///
+/// Every answer says `Cache-Control: no-store` (user records and keys must not linger in caches), and the console
+/// pages come with a Content-Security-Policy that allows only their own script and style.
+struct AdminHTTPResponder: HTTPResponder {
+    let admin: GatewayAdmin
+    let configuration: AdminHTTPConfiguration
+    let logger: Logger
+    let routes = AdminRoutes.all
+
+    func respond(to request: Request, context: GatewayHTTPContext) async throws -> Response {
+        var response: Response
+        do {
+            response = try await answer(request, context: context)
+        } catch let problem as HTTPProblem {
+            response = GatewayHTTPResponder.problemResponse(problem)
+        } catch let error as RPCError {
+            response = GatewayHTTPResponder.problemResponse(HTTPProblem(error))
+        } catch {
+            logger.error("admin request failed", metadata: ["error": "\(String(reflecting: error))"])
+            response = GatewayHTTPResponder.problemResponse(HTTPProblem(RPCError(.internal, "internal error")))
+        }
+        response.headers[.cacheControl] = "no-store"
+        response.headers[.xContentTypeOptions] = "nosniff"
+        response.headers[.init("Referrer-Policy")!] = "no-referrer"
+        return response
+    }
+
+    private func answer(_ request: Request, context: GatewayHTTPContext) async throws -> Response {
+        let path = request.uri.path
+        if let file = AdminConsoleFile(path: path) {
+            guard request.method == .get || request.method == .head else {
+                throw HTTPProblem.methodNotAllowed("only GET is allowed on \(path)")
+            }
+            return file.response
+        }
+        if path == "/admin" {
+            var response = Response(status: .permanentRedirect)
+            response.headers[.location] = "/admin/"
+            return response
+        }
+        guard path.hasPrefix("/admin/v1/") else { throw HTTPProblem.notFound("nothing at \(path)") }
+        let segments = Array(path.split(separator: "/", omittingEmptySubsequences: false).dropFirst())
+        let matches = routes.compactMap { route in
+            HTTPOperation.match(route.path, segments).map { (route, $0) }
+        }
+        guard !matches.isEmpty else { throw HTTPProblem.notFound("no admin operation at \(path)") }
+        guard let (route, parameters) = matches.first(where: { $0.0.verb == request.method.rawValue }) else {
+            var problem = GatewayHTTPResponder.problemResponse(
+                .methodNotAllowed("\(request.method.rawValue) is not allowed on \(path)")
+            )
+            problem.headers[.allow] = matches.map(\.0.verb).joined(separator: ", ")
+            return problem
+        }
+        let deadline = NIODeadline.now() + configuration.requestTimeout
+        let call = try await HTTPCall.read(
+            request,
+            parameters: parameters,
+            bodyLimit: configuration.bodyByteCountMax,
+            timeout: configuration.requestTimeout
+        )
+        guard let key = call.optionalBearerToken(), !key.isEmpty else {
+            throw HTTPProblem(
+                status: 401,
+                name: "unauthenticated",
+                detail: "an Authorization: Bearer header with an admin key is required"
+            )
+        }
+        let caller = try await admin.authenticate(
+            key,
+            source: context.remoteAddress?.ipAddress ?? "unknown",
+            deadline: deadline
+        )
+        let (status, json) = try await route.run(
+            AdminCall(call: call, caller: caller, deadline: deadline, admin: admin)
+        )
+        return GatewayHTTPResponder.jsonResponse(json, status: status)
+    }
+}
+
+/// One of the console's three files, with the headers it is served with.
+private struct AdminConsoleFile {
+    let body: String
+    let contentType: String
+
+    init?(path: String) {
+        switch path {
+        case "/admin/": (body, contentType) = (AdminConsole.html, "text/html; charset=utf-8")
+        case "/admin/console.js": (body, contentType) = (AdminConsole.script, "text/javascript; charset=utf-8")
+        case "/admin/console.css": (body, contentType) = (AdminConsole.stylesheet, "text/css; charset=utf-8")
+        default: return nil
+        }
+    }
+
+    var response: Response {
+        var headers = HTTPFields()
+        headers[.contentType] = contentType
+        headers[.contentSecurityPolicy] =
+            "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
+            + "frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
+        headers[.init("X-Frame-Options")!] = "DENY"
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
+    }
+}

@@ -1,0 +1,107 @@
+import FoyerAPI
+import FoyerGateway
+import FoyerJSON
+
+/// The admin API's JSON (docs/admin-openapi.yaml): times as RFC 3339 in UTC with milliseconds, absent optional
+/// members left out.
+enum AdminJSON {
+    static func counts(_ counts: GatewayAdmin.Counts) -> JSONValue {
+        [
+            "guests": JSONValue(counts.users.guests), "members": JSONValue(counts.users.members),
+            "signupsLastHour": JSONValue(counts.users.createdSince),
+            "pendingDeletions": JSONValue(counts.users.pendingDeletions),
+            "pendingMerges": JSONValue(counts.users.pendingMerges),
+            "liveGuestsMax": JSONValue(counts.quota.liveGuestsMax),
+            "quotaDenialsLastHour": JSONValue(counts.quota.denialsLastHour),
+            "quotaDenialsByKind": .array(
+                counts.quota.denialsByKind.map { ["kind": .string($0.kind), "count": JSONValue($0.count)] }
+            ),
+            "cleanupRunning": .bool(counts.cleanup.running),
+            "lastSweep": counts.cleanup.lastSweep.map(sweep) ?? .null,
+        ]
+    }
+
+    static func sweep(_ report: SweepReport) -> JSONValue {
+        [
+            "startedAt": .string(RFC3339.milliseconds(report.startedAtMilliseconds)),
+            "finishedAt": .string(RFC3339.milliseconds(report.finishedAtMilliseconds)),
+            "dryRun": .bool(report.dryRun), "expiredGuests": JSONValue(report.expiredGuests),
+            "stuckFinished": JSONValue(report.stuckFinished), "errors": JSONValue(report.errors),
+            "skipped": JSONValue(report.skipped), "recordsPurged": JSONValue(report.recordsPurged),
+        ]
+    }
+
+    /// A user: identity's record (as `/v1/me` shows it), the live sessions, and the plan, counters and features
+    /// (absent when the user has no quota account).
+    static func user(_ view: GatewayAdmin.UserView) -> JSONValue {
+        guard case .object(var members) = GatewayJSON.user(view.user.user) else { return .null }
+        members["liveSessions"] = JSONValue(view.user.liveSessions)
+        if let usage = view.usage, case .object(let quota) = GatewayJSON.usage(usage) {
+            members.merge(quota) { current, _ in current }
+        }
+        return .object(members)
+    }
+
+    static func users(_ page: UserSummaries) -> JSONValue {
+        [
+            "users": .array(
+                page.users.map { user in
+                    [
+                        "uid": .string(user.uid), "isAnonymous": .bool(user.isAnonymous),
+                        "state": .string(user.state.kind.description),
+                        "createdAt": .string(RFC3339.milliseconds(user.createdAtMilliseconds)),
+                        "lastActivityAt": .string(RFC3339.milliseconds(user.lastActivityAtMilliseconds)),
+                    ]
+                }
+            ),
+            "next": page.next.map { .string("\($0.atMilliseconds)-\($0.uid)") } ?? .null,
+        ]
+    }
+
+    /// The cursor `users` wrote as `next`: the order column's milliseconds, a dash, the uid.
+    static func cursor(_ text: String) -> UserCursor? {
+        guard let dash = text.firstIndex(of: "-"), let milliseconds = UInt64(text[..<dash]) else { return nil }
+        let uid = String(text[text.index(after: dash)...])
+        guard !uid.isEmpty, uid.utf8.count <= IdentityLimits.uidByteCountMax else { return nil }
+        return UserCursor(atMilliseconds: milliseconds, uid: uid)
+    }
+
+    static func deletions(_ records: DeletionRecords) -> JSONValue {
+        [
+            "deletions": .array(
+                records.records.map { record in
+                    [
+                        "pseudonymousID": .string(record.pseudonymousID), "reason": .string(record.reason.description),
+                        "deletedAt": .string(RFC3339.milliseconds(record.deletedAtMilliseconds)),
+                    ]
+                }
+            )
+        ]
+    }
+
+    static func key(_ info: AdminKeyInfo) -> JSONValue {
+        JSONValue.object([
+            "keyID": .string(info.keyID), "name": .string(info.name),
+            "createdAt": .string(RFC3339.milliseconds(info.createdAtMilliseconds)),
+            "createdBy": .string(info.createdBy),
+            "revokedAt": JSONValue(info.revokedAtMilliseconds.map(RFC3339.milliseconds)),
+            "lastUsedAt": JSONValue(info.lastUsedAtMilliseconds.map(RFC3339.milliseconds)),
+        ]).compacted
+    }
+
+    static func actions(_ page: AdminActions) -> JSONValue {
+        [
+            "actions": .array(
+                page.actions.map { action in
+                    JSONValue.object([
+                        "id": JSONValue(action.id), "at": .string(RFC3339.milliseconds(action.atMilliseconds)),
+                        "keyID": .string(action.keyID), "keyName": .string(action.keyName),
+                        "action": .string(action.action), "target": JSONValue(action.target),
+                        "outcome": JSONValue(action.outcome),
+                    ]).compacted
+                }
+            ),
+            "next": page.next.map { JSONValue($0) } ?? .null,
+        ]
+    }
+}
