@@ -1,0 +1,218 @@
+import Foundation
+import FoyerAPI
+import FoyerClient
+import FoyerTestSupport
+import Testing
+
+/// The operators' console (`/admin/` on the gateway's admin listener) in a real headless Chromium, driven a step at a
+/// time by Tests/http/admin_console.py while the test checks each step against the admin API: the page shows what
+/// the API answers, a change made through the API shows after a search, and the page's buttons act (revoke
+/// sessions, delete), each through its confirmation in the page. One browser for the whole sequence.
+@Suite("The operators' console in a real browser")
+struct AdminConsoleTests {
+    private static let repository = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    @Test("key refused, unlock, find, a plan changed by the API, revoke and delete by the buttons: page and API agree")
+    func consoleInChromium() async throws {
+        var options = RunningStackOptions()
+        options.gatewayAdmin = true
+        try await withRunningStack(options) { stack in
+            let member = try await makeAccount(stack, keys: ["n1"])
+            let key = try await stack.bootstrapAdminKey(name: "console")
+            let keyFile = stack.directory.appendingPathComponent("console-admin-key")
+            try #require(
+                FileManager.default.createFile(
+                    atPath: keyFile.path,
+                    contents: Data(key.utf8),
+                    attributes: [.posixPermissions: 0o600]
+                )
+            )
+            let api = AdminAPI(stack.adminClient(key: key))
+            defer { api.client.shutdown() }
+            let console = PythonCoprocess(
+                Self.repository.appendingPathComponent("Tests/http/admin_console.py"),
+                arguments: ["\(stack.adminBaseURL)/admin/", "--key-file", keyFile.path, "--lines"],
+                missingPackages: [3: "run `make deps` to install Debian's chromium"],
+                timeout: .seconds(120)
+            )
+            do {
+                try await Self.walkThrough(ConsoleSteps(console), api: api, member: member)
+            } catch let failure as PythonScript.Failure {
+                throw failure  // the script stopped, and its browser with it
+            } catch {
+                _ = try? await ConsoleSteps(console).quit()  // closes the browser
+                throw error
+            }
+        }
+    }
+
+    /// The sequence, on a member with a live session and one document.
+    private static func walkThrough(
+        _ page: ConsoleSteps,
+        api: AdminAPI,
+        member: (uid: String, email: String)
+    ) async throws {
+        // A key the API refuses: the page says so and keeps no key.
+        let refused = try await page.step(["do": "unlock", "key": "foyer_admin_0000000000000000_refused"])
+        #expect(refused.keyState == "key refused" && refused.message.hasPrefix("key refused"), "\(refused.message)")
+        #expect(refused.keyFieldLength == 0 && refused.counts["members"] == "–")
+
+        let unlocked = try await page.step(["do": "unlock"])
+        #expect(unlocked.keyState == "unlocked" && unlocked.keyFieldLength == 0, "\(unlocked.message)")
+        let counts: APICounts = try await api.get("/admin/v1/counts")
+        #expect(unlocked.counts["members"] == String(counts.members))
+        #expect(unlocked.counts["guests"] == String(counts.guests))
+
+        // The user the API answers, as the page shows it.
+        let found = try await page.step(["do": "search", "uid": member.uid])
+        let user: APIUser = try await api.get("/admin/v1/users/\(member.uid)")
+        let shown = try #require(found.user, "\(found.message)")
+        #expect(shown.uid == member.uid && shown.kind == "member" && shown.password == "set")
+        #expect(shown.state == user.state && shown.email == user.email && shown.email == member.email)
+        #expect(shown.plan == user.plan && shown.sessions == String(user.liveSessions) && user.liveSessions > 0)
+
+        // A plan changed through the API shows after a search (by email this time).
+        let newPlan = user.plan == "guest" ? "member" : "guest"
+        let changed: APIPlan = try await api.send("PUT", "/admin/v1/users/\(member.uid)/plan", ["plan": newPlan])
+        #expect(changed.plan == newPlan)
+        let searched = try await page.step(["do": "search", "email": member.email])
+        #expect(searched.user?.uid == member.uid && searched.user?.plan == newPlan, "\(searched.message)")
+
+        // Revoke sessions with the button: none is left, and the audit log has the action.
+        let revoked = try await page.step(["do": "revoke"])
+        #expect(revoked.question?.contains(member.uid) == true)
+        #expect(revoked.user?.sessions == "0", "\(revoked.message)")
+        let afterRevoke: APIUser = try await api.get("/admin/v1/users/\(member.uid)")
+        #expect(afterRevoke.liveSessions == 0)
+        let audit: APIActions = try await api.get("/admin/v1/audit?limit=20")
+        #expect(
+            audit.actions.contains { $0.target == member.uid && $0.action.contains("revoke") && $0.outcome == "ok" }
+        )
+        #expect(revoked.audit.contains { $0.target == member.uid && $0.action.contains("revoke") })
+
+        // Delete with the button, the uid typed to confirm: the API no longer knows the user.
+        let deleted = try await page.step(["do": "delete"])
+        #expect(deleted.disabledBeforeTyping == true && deleted.disabledWithWrongUID == true)
+        #expect(deleted.user == nil && deleted.message == "deleted \(member.uid) with 1 document", "\(deleted.message)")
+        #expect(
+            deleted.audit.contains { $0.target == member.uid && $0.action.contains("delete") && $0.outcome == "ok" }
+        )
+        let countsAfter: APICounts = try await api.get("/admin/v1/counts")
+        #expect(deleted.counts["members"] == String(countsAfter.members) && countsAfter.members == counts.members - 1)
+        let gone = await foyerFailure { () async throws -> APIUser in
+            try await api.get("/admin/v1/users/\(member.uid)")
+        }
+        #expect(gone?.name.hasSuffix("not-found") == true, "\(String(describing: gone))")
+
+        // The key stayed in the page's memory: no storage, cookie or URL holds it.
+        #expect(deleted.kept.localStorage == 0 && deleted.kept.sessionStorage == 0 && deleted.kept.cookie.isEmpty)
+        #expect(!deleted.kept.url.contains("foyer_admin"))
+        let closing = try await page.quit()
+        #expect(closing.pageErrors.isEmpty, "the page logged errors: \(closing.pageErrors)")
+    }
+}
+
+/// The console's driver (admin_console.py --lines): one step in, what the page showed after it out.
+private struct ConsoleSteps {
+    let script: PythonCoprocess
+
+    init(_ script: PythonCoprocess) {
+        self.script = script
+    }
+
+    func step(_ step: [String: String]) async throws -> ConsoleReport {
+        let line = try JSONSerialization.data(withJSONObject: step, options: [.sortedKeys])
+        return try JSONDecoder().decode(ConsoleReport.self, from: try await script.request(line))
+    }
+
+    /// Closes the browser; the answer lists the page's script and console errors.
+    func quit() async throws -> ConsoleClosing {
+        try JSONDecoder().decode(ConsoleClosing.self, from: try await script.request(Data(#"{"do":"quit"}"#.utf8)))
+    }
+}
+
+/// What the page showed after a step (the members the test reads).
+private struct ConsoleReport: Decodable {
+    struct User: Decodable {
+        var uid: String
+        var kind: String
+        var state: String
+        var email: String
+        var password: String
+        var sessions: String
+        var plan: String
+    }
+    struct AuditRow: Decodable {
+        var action: String
+        var target: String
+        var outcome: String
+    }
+    struct Kept: Decodable {
+        var localStorage: Int
+        var sessionStorage: Int
+        var cookie: String
+        var url: String
+    }
+    var message: String
+    var keyState: String
+    var keyFieldLength: Int
+    var counts: [String: String]
+    var user: User?
+    var audit: [AuditRow]
+    var kept: Kept
+    /// The confirmation the page asked (revoke, plan, delete).
+    var question: String?
+    /// Delete only: whether the confirm button was disabled before the uid was typed, and with a wrong uid.
+    var disabledBeforeTyping: Bool?
+    var disabledWithWrongUID: Bool?
+}
+
+private struct ConsoleClosing: Decodable {
+    var pageErrors: [String]
+}
+
+/// The admin API's JSON, as far as the test compares it.
+private struct APIUser: Decodable {
+    var uid: String
+    var state: String
+    var email: String?
+    var plan: String
+    var liveSessions: UInt64
+}
+
+private struct APICounts: Decodable {
+    var guests: UInt64
+    var members: UInt64
+}
+
+private struct APIPlan: Decodable {
+    var plan: String
+}
+
+private struct APIActions: Decodable {
+    struct Action: Decodable {
+        var action: String
+        var target: String?
+        var outcome: String?
+    }
+    var actions: [Action]
+}
+
+/// The admin API through ``FoyerAdminClient``, answers decoded.
+private struct AdminAPI {
+    let client: FoyerAdminClient
+
+    init(_ client: FoyerAdminClient) {
+        self.client = client
+    }
+
+    func get<Answer: Decodable>(_ path: String) async throws -> Answer {
+        try await send("GET", path)
+    }
+
+    func send<Answer: Decodable>(_ verb: String, _ path: String, _ body: [String: String]? = nil) async throws -> Answer
+    {
+        try JSONDecoder().decode(Answer.self, from: Data(try await client.call(verb, path, body: body)))
+    }
+}
