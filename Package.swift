@@ -95,6 +95,13 @@ let package = Package(
             pkgConfig: "liblz4",
             providers: [.apt(["liblz4-dev"])]
         ),
+        // The reference Argon2 (RFC 9106) for password hashing: libcrypto has it only from OpenSSL 3.2.
+        .systemLibrary(
+            name: "CFoyerArgon2",
+            path: "Shared/CFoyerArgon2",
+            pkgConfig: "libargon2",
+            providers: [.apt(["libargon2-dev"])]
+        ),
         .systemLibrary(
             name: "CFoyerLibcrypto",
             path: "Shared/CFoyerLibcrypto",
@@ -115,7 +122,7 @@ let package = Package(
         .target(name: "FoyerBase64URL", path: "Shared/FoyerBase64URL", swiftSettings: swiftSettings),
         .target(
             name: "FoyerCrypto",
-            dependencies: ["CFoyerLibcrypto", "FoyerBase64URL"],
+            dependencies: ["CFoyerArgon2", "CFoyerLibcrypto", "FoyerBase64URL"],
             path: "Shared/FoyerCrypto",
             swiftSettings: swiftSettings
         ),

@@ -161,6 +161,7 @@ private func startStack<T: Sendable>(
 ) async throws -> T {
     let path = directory.path
     var identityConfiguration = IdentityConfiguration(database: try database("identity", in: path))
+    identityConfiguration.password.argon2 = Argon2Parameters(memoryKiB: 1024, iterations: 1, parallelism: 1)
     identityConfiguration.password.scrypt = ScryptParameters(logN: 10, r: 8, p: 1, maxMemoryBytes: 16 << 20)
     identityConfiguration.accessTokenLifetime = options.accessTokenLifetime
     identityConfiguration.now = clock.now

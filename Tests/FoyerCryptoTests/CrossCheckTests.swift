@@ -7,7 +7,8 @@ import Testing
 /// `crosscheck.py` next to this file, with JSON over stdin and stdout.
 @Suite("Cross-check with Python's cryptography package")
 struct CrossCheckTests {
-    private static let installHint = "run `make deps` to install python3 and its `cryptography` package"
+    private static let installHint =
+        "run `make deps` to install python3 and its `cryptography` and `argon2-cffi` packages"
 
     private struct Request: Encodable {
         struct SwiftJWT: Encodable {
@@ -24,6 +25,15 @@ struct CrossCheckTests {
             var length: Int
         }
 
+        struct Argon2Input: Encodable {
+            var password: String
+            var salt: String
+            var memoryKiB: UInt32
+            var iterations: UInt32
+            var parallelism: UInt32
+            var length: Int
+        }
+
         struct HMACInput: Encodable {
             var key: String
             var message: String
@@ -32,6 +42,7 @@ struct CrossCheckTests {
         var swiftJWT: SwiftJWT
         var payload: String
         var scrypt: ScryptInput
+        var argon2id: Argon2Input
         var hmac: HMACInput
     }
 
@@ -41,10 +52,13 @@ struct CrossCheckTests {
         var jwks: JWKSet
         var tokens: [String: String]
         var scrypt: String
+        var argon2id: String
         var hmac: String
     }
 
-    @Test("Python verifies Swift's EdDSA JWT, Swift verifies Python's EdDSA/RS256/ES256 JWTs, scrypt and HMAC agree")
+    @Test(
+        "Python verifies Swift's EdDSA JWT, Swift verifies Python's EdDSA/RS256/ES256 JWTs, scrypt, Argon2id and HMAC agree"
+    )
     func implementationsAgree() async throws {
         let signingKey = Ed25519PrivateKey()
         let signer = JWTSigner(privateKey: signingKey, keyID: "swift-1")
@@ -66,6 +80,14 @@ struct CrossCheckTests {
                 logN: parameters.logN,
                 r: parameters.r,
                 p: parameters.p,
+                length: 32
+            ),
+            argon2id: .init(
+                password: Base64URL.encode(password),
+                salt: Base64URL.encode(salt),
+                memoryKiB: Argon2Parameters.interactive.memoryKiB,
+                iterations: Argon2Parameters.interactive.iterations,
+                parallelism: Argon2Parameters.interactive.parallelism,
                 length: 32
             ),
             hmac: .init(key: Base64URL.encode(hmacKey), message: Base64URL.encode(hmacMessage))
@@ -99,6 +121,8 @@ struct CrossCheckTests {
 
         let derived = try Scrypt.deriveKey(password: password, salt: salt, parameters: parameters, outputByteCount: 32)
         #expect(Base64URL.encode(derived) == response.scrypt, "scrypt differs from Python's")
+        let argon2 = try Argon2id.deriveKey(password: password, salt: salt, parameters: .interactive)
+        #expect(Base64URL.encode(argon2) == response.argon2id, "Argon2id differs from argon2-cffi's")
         let code = HMACSHA256.authenticationCode(key: hmacKey, message: hmacMessage)
         #expect(Base64URL.encode(code) == response.hmac, "HMAC-SHA-256 differs from Python's")
     }

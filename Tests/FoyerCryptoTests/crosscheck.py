@@ -2,12 +2,12 @@
 """Outside-implementation check for FoyerCrypto, driven by CrossCheckTests.swift.
 
 Reads one JSON request on stdin and writes one JSON response on stdout. All binary values are unpadded
-base64url. The request carries an Ed25519 JWT and public key made by Swift, plus scrypt and HMAC inputs;
-the response says whether Python's `cryptography` accepts the JWT, and carries keys, tokens and derived
-values made by Python for Swift to check.
+base64url. The request carries an Ed25519 JWT and public key made by Swift, plus scrypt, Argon2id and HMAC
+inputs; the response says whether Python's `cryptography` accepts the JWT, and carries keys, tokens and derived
+values made by Python (Argon2id by `argon2-cffi`) for Swift to check.
 
-Exit status: 0 on success, 3 if the `cryptography` package is missing, 1 on any other failure (message on
-stderr).
+Exit status: 0 on success, 3 if the `cryptography` or `argon2-cffi` package is missing, 1 on any other failure
+(message on stderr).
 """
 
 import base64
@@ -21,9 +21,10 @@ try:
     from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
     from cryptography.hazmat.primitives.kdf.scrypt import Scrypt
     from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+    from argon2.low_level import Type, hash_secret_raw
 except ImportError as error:
     sys.stderr.write(
-        f"the Python package 'cryptography' is not installed ({error}); run `make deps` to install it\n"
+        f"a Python package ('cryptography' or 'argon2-cffi') is not installed ({error}); run `make deps`\n"
     )
     sys.exit(3)
 
@@ -115,6 +116,17 @@ def main() -> None:
         p=scrypt_request["p"],
     ).derive(b64url_decode(scrypt_request["password"]))
 
+    argon2_request = request["argon2id"]
+    argon2_derived = hash_secret_raw(
+        b64url_decode(argon2_request["password"]),
+        b64url_decode(argon2_request["salt"]),
+        time_cost=argon2_request["iterations"],
+        memory_cost=argon2_request["memoryKiB"],
+        parallelism=argon2_request["parallelism"],
+        hash_len=argon2_request["length"],
+        type=Type.ID,
+    )
+
     mac = hmac.HMAC(b64url_decode(request["hmac"]["key"]), hashes.SHA256())
     mac.update(b64url_decode(request["hmac"]["message"]))
 
@@ -125,6 +137,7 @@ def main() -> None:
             "jwks": jwks,
             "tokens": tokens,
             "scrypt": b64url_encode(derived),
+            "argon2id": b64url_encode(argon2_derived),
             "hmac": b64url_encode(mac.finalize()),
         },
         sys.stdout,

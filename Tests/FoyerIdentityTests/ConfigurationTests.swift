@@ -18,6 +18,8 @@ struct ConfigurationTests {
         #expect(configuration.issuer == "foyer" && configuration.audience == "foyer-app")
         #expect(configuration.accessTokenLifetime == .seconds(900))
         #expect(configuration.refreshReuseGrace == .seconds(30))
+        #expect(configuration.password.algorithm == .argon2id)
+        #expect(configuration.password.argon2 == Argon2Parameters(memoryKiB: 19_456, iterations: 2, parallelism: 1))
         #expect(configuration.password.scrypt == ScryptParameters(logN: 17, r: 8, p: 1, maxMemoryBytes: 256 << 20))
         #expect(configuration.emailLink.lifetime == .seconds(600))
         #expect(configuration.mailer == .disabled && !configuration.localMode)
@@ -38,6 +40,10 @@ struct ConfigurationTests {
             (
                 "scrypt memory",
                 { $0.password.scrypt = ScryptParameters(logN: 17, r: 8, p: 1, maxMemoryBytes: 32 << 20) }
+            ),
+            (
+                "argon2 memory",
+                { $0.password.argon2 = Argon2Parameters(memoryKiB: 4, iterations: 2, parallelism: 1) }
             ),
             ("no audiences", { $0.apple = ProviderSettings(issuers: ["i"], audiences: [], keys: .file("/x")) }),
             ("bad key URL", { $0.google = ProviderSettings(issuers: ["i"], audiences: ["a"], keys: .url("ftp://x")) }),

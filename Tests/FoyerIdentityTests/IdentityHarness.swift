@@ -88,6 +88,7 @@ func testIdentityConfiguration(database: DatabaseConfiguration, clock: TestClock
     var configuration = IdentityConfiguration(database: database)
     configuration.localMode = true
     configuration.mailer = .outbox
+    configuration.password.argon2 = Argon2Parameters(memoryKiB: 1024, iterations: 1, parallelism: 1)
     configuration.password.scrypt = ScryptParameters(logN: 10, r: 8, p: 1, maxMemoryBytes: 16 << 20)
     configuration.allowTestIdentityProviders = true
     configuration.now = { clock.now() }

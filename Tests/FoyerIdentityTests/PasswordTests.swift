@@ -1,12 +1,13 @@
 import Foundation
 import FoyerAPI
 import FoyerCrypto
-import FoyerIdentity
 import FoyerRPC
 import FoyerTestSupport
 import FoyerWire
 import SQLKit
 import Testing
+
+@testable import FoyerIdentity
 
 @Suite("Email and password")
 struct PasswordTests {
@@ -52,7 +53,7 @@ struct PasswordTests {
             #expect(user.email == "lea@example.com" && user.hasPassword && !user.emailVerified && !user.isAnonymous)
             // Salt and parameters are stored with the hash.
             let stored = try await storedHash(identity, "lea@example.com")
-            #expect(stored.hasPrefix("$scrypt$ln=10,r=8,p=1$"))
+            #expect(stored.hasPrefix("$argon2id$v=19$m=1024,t=1,p=1$"))
             // Linking again with the same password is a harmless retry; another email is refused.
             #expect(try await link(identity, guest.uid, "lea@example.com", password).uid == guest.uid)
             #expect(
@@ -71,7 +72,7 @@ struct PasswordTests {
             engine,
             configure: { configuration in
                 // Costly enough for the hash to dominate the call.
-                configuration.password.scrypt = ScryptParameters(logN: 14, r: 8, p: 1, maxMemoryBytes: 32 << 20)
+                configuration.password.argon2 = .interactive
                 configuration.failedLogins.freeAttempts = 100
             }
         ) { identity in
@@ -197,15 +198,15 @@ struct PasswordTests {
             let uid = try await withIdentity(database: database, configuration: weak, clock: clock) { identity in
                 let guest = try await identity.newGuest()
                 _ = try await link(identity, guest.uid, "rae@example.com", "an old password")
-                #expect(try await storedHash(identity, "rae@example.com").hasPrefix("$scrypt$ln=10,"))
+                #expect(try await storedHash(identity, "rae@example.com").hasPrefix("$argon2id$v=19$m=1024,t=1,"))
                 return guest.uid
             }
             var stronger = weak
-            stronger.password.scrypt = ScryptParameters(logN: 11, r: 8, p: 1, maxMemoryBytes: 16 << 20)
+            stronger.password.argon2 = Argon2Parameters(memoryKiB: 2048, iterations: 1, parallelism: 1)
             try await withIdentity(database: database, configuration: stronger, clock: clock) { identity in
                 #expect(try await signIn(identity, "rae@example.com", "an old password").uid == uid)
                 let rehashed = try await storedHash(identity, "rae@example.com")
-                #expect(rehashed.hasPrefix("$scrypt$ln=11,r=8,p=1$"))
+                #expect(rehashed.hasPrefix("$argon2id$v=19$m=2048,t=1,p=1$"))
                 #expect(try await signIn(identity, "rae@example.com", "an old password").uid == uid)
                 #expect(try await storedHash(identity, "rae@example.com") == rehashed)
             }
@@ -213,16 +214,78 @@ struct PasswordTests {
     }
 
     @Test(
-        "The production parameters: scrypt N = 2^17, r = 8, p = 1 with explicit maxmem",
+        "A scrypt hash keeps working and is replaced by Argon2id at the next sign-in; and back, by configuration",
+        arguments: TestEngine.allCases
+    )
+    func rehashAcrossAlgorithms(engine: TestEngine) async throws {
+        let clock = TestClock()
+        try await withTestDatabase(engine) { database in
+            var scrypt = testIdentityConfiguration(database: database.configuration, clock: clock)
+            scrypt.password.algorithm = .scrypt
+            let uid = try await withIdentity(database: database, configuration: scrypt, clock: clock) { identity in
+                let guest = try await identity.newGuest()
+                _ = try await link(identity, guest.uid, "sol@example.com", "written by scrypt")
+                #expect(try await storedHash(identity, "sol@example.com").hasPrefix("$scrypt$ln=10,r=8,p=1$"))
+                return guest.uid
+            }
+            let argon2 = testIdentityConfiguration(database: database.configuration, clock: clock)
+            #expect(argon2.password.algorithm == .argon2id)
+            try await withIdentity(database: database, configuration: argon2, clock: clock) {
+                (identity: IdentityHarness) async throws in
+                let wrong = await status { try await signIn(identity, "sol@example.com", "not the password") }
+                #expect(wrong == IdentityStatus.invalidCredentials)
+                #expect(try await storedHash(identity, "sol@example.com").hasPrefix("$scrypt$"), "no rehash on failure")
+                #expect(try await signIn(identity, "sol@example.com", "written by scrypt").uid == uid)
+                #expect(try await storedHash(identity, "sol@example.com").hasPrefix("$argon2id$v=19$m=1024,t=1,p=1$"))
+                #expect(try await signIn(identity, "sol@example.com", "written by scrypt").uid == uid)
+            }
+            try await withIdentity(database: database, configuration: scrypt, clock: clock) {
+                (identity: IdentityHarness) async throws in
+                #expect(try await signIn(identity, "sol@example.com", "written by scrypt").uid == uid)
+                #expect(try await storedHash(identity, "sol@example.com").hasPrefix("$scrypt$ln=10,r=8,p=1$"))
+            }
+        }
+    }
+
+    @Test("Stored hash texts: both algorithms round-trip; anything else is refused")
+    func storedForms() throws {
+        let salt = [UInt8](repeating: 7, count: PasswordHash.saltByteCount)
+        let hash = [UInt8](repeating: 9, count: PasswordHash.hashByteCount)
+        for cost in [
+            PasswordHash.Cost.argon2id(.interactive), .scrypt(logN: 17, r: 8, p: 1),
+        ] {
+            let stored = PasswordHash(cost: cost, salt: salt, hash: hash)
+            #expect(PasswordHash(text: stored.text) == stored, "\(stored.text)")
+        }
+        #expect(
+            PasswordHash(cost: .argon2id(.interactive), salt: salt, hash: hash).text.hasPrefix(
+                "$argon2id$v=19$m=19456,t=2,p=1$BwcHBwcHBwcHBwcHBwcHBw$"
+            )
+        )
+        let tail = "$BwcHBwcHBwcHBwcHBwcHBw$CQkJCQkJCQkJCQkJCQkJCQkJCQkJCQkJCQkJCQkJCQk"
+        for refused in [
+            "$argon2id$v=16$m=19456,t=2,p=1" + tail, "$argon2i$v=19$m=19456,t=2,p=1" + tail,
+            "$argon2id$v=19$m=4,t=2,p=1" + tail, "$argon2id$v=19$m=19456,t=0,p=1" + tail,
+            "$argon2id$v=19$m=19456,p=1" + tail, "$argon2id$m=19456,t=2,p=1" + tail, "$scrypt$ln=17,r=8" + tail,
+            "$argon2id$v=19$m=19456,t=2,p=1$BwcHBwcHBwcHBwcHBwcHBw$CQkJ", "", "$",
+        ] {
+            #expect(PasswordHash(text: refused) == nil, "\(refused)")
+        }
+    }
+
+    @Test(
+        "The production parameters: Argon2id m = 19 MiB, t = 2, p = 1; scrypt kept at N = 2^17 with explicit maxmem",
         arguments: [TestEngine.sqlite]
     )
     func productionParameters(engine: TestEngine) async throws {
         try await withIdentity(engine, configure: { $0.password = PasswordPolicy() }) { identity in
+            #expect(identity.configuration.password.algorithm == .argon2id)
+            #expect(identity.configuration.password.argon2 == .interactive)
             #expect(identity.configuration.password.scrypt == .interactive)
             #expect(identity.configuration.password.scrypt.maxMemoryBytes >= 129 << 20)
             let guest = try await identity.newGuest()
             _ = try await link(identity, guest.uid, "pat@example.com", "production strength")
-            #expect(try await storedHash(identity, "pat@example.com").hasPrefix("$scrypt$ln=17,r=8,p=1$"))
+            #expect(try await storedHash(identity, "pat@example.com").hasPrefix("$argon2id$v=19$m=19456,t=2,p=1$"))
             #expect(try await signIn(identity, "pat@example.com", "production strength").uid == guest.uid)
         }
     }
@@ -235,7 +298,7 @@ struct PasswordTests {
         try await withIdentity(
             engine,
             configure: { configuration in
-                configuration.password.scrypt = ScryptParameters(logN: 15, r: 8, p: 1, maxMemoryBytes: 64 << 20)
+                configuration.password.argon2 = Argon2Parameters(memoryKiB: 64 << 10, iterations: 4, parallelism: 1)
                 configuration.password.hashConcurrencyMax = 1
                 configuration.password.hashQueueMax = 1
             }

@@ -104,6 +104,9 @@ struct BenchMain: AsyncParsableCommand {
         report.messageMix = MessageMix.run()
         report.printMessageMix()
         fflush(nil)  // each table as soon as it is measured, also when stdout is a file
+        report.passwordHashes = PasswordHashBenchmark(seconds: options.smoke ? 0 : options.full ? 10 : 4).run()
+        report.printPasswordHashes()
+        fflush(nil)  // each table as soon as it is measured, also when stdout is a file
         if options.stack {
             try await runStack(options, into: &report)
             report.printStack()

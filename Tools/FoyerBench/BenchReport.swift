@@ -7,6 +7,7 @@ struct BenchReport: Codable {
     var rpc: [RPCRow] = []
     var lz4: [LZ4Benchmark.Row] = []
     var messageMix: [MessageMix.Row] = []
+    var passwordHashes: [PasswordHashBenchmark.Row] = []
     /// The end-to-end rows, once per engine (SQLite first).
     var stacks: [StackReport] = []
     /// The PostgreSQL server the rows ran on (version, fsync, synchronous_commit), when they ran on one.
@@ -16,6 +17,26 @@ struct BenchReport: Codable {
         print("RPC small-call round trips over loopback (one connection, 32-byte echo)")
         BenchTable.rpcLines(rpc).forEach { print($0) }
         print("")
+    }
+
+    func printPasswordHashes() {
+        print("\nPassword hashes as identity stores them, each at the cost it uses: hashes a second")
+        let widths = [10, 20, 8, 10, 11, 14]
+        print(BenchTable.row(["hash", "cost", "MiB", "one core", "all cores", "vs scrypt"], widths: widths))
+        let scrypt = passwordHashes.first { $0.algorithm == "scrypt" }?.hashesPerSecondOneCore
+        for entry in passwordHashes {
+            print(
+                BenchTable.row(
+                    [
+                        entry.algorithm, entry.parameters, String(format: "%.0f", entry.memoryMiB),
+                        String(format: "%.1f", entry.hashesPerSecondOneCore),
+                        String(format: "%.1f", entry.hashesPerSecondAllCores) + " (\(entry.cores))",
+                        scrypt.map { String(format: "%.2fx", entry.hashesPerSecondOneCore / $0) } ?? "-",
+                    ],
+                    widths: widths
+                )
+            )
+        }
     }
 
     func printLZ4() {

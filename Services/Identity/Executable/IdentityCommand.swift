@@ -26,6 +26,13 @@ struct IdentityCommand: AsyncParsableCommand {
     @Option(help: "Access-token lifetime in seconds. (env: FOYER_ACCESS_TOKEN_SECONDS; default: 900)")
     var accessTokenSeconds: Int?
     @Option(
+        help: """
+            The hash of new passwords: argon2id (m=19 MiB, t=2, p=1) or scrypt (N=2^17, r=8, p=1). Stored hashes of \
+            the other are still accepted and replaced at the next sign-in. (env: FOYER_PASSWORD_HASH; default: argon2id)
+            """
+    )
+    var passwordHash: String?
+    @Option(
         help:
             "Email-link URL template with {token}. (env: FOYER_EMAIL_LINK_TEMPLATE; default: foyer://email-link#token={token})"
     )
@@ -126,6 +133,12 @@ struct IdentityCommand: AsyncParsableCommand {
         }
         try limits.apply(to: &configuration)
         try signingKeys.apply(to: &configuration, logger: startup.logger)
+        if let name = try settings.value(passwordHash, .text("--password-hash", "FOYER_PASSWORD_HASH")) {
+            guard let algorithm = PasswordAlgorithm(rawValue: name) else {
+                throw ValidationError("--password-hash: '\(name)' is not argon2id or scrypt")
+            }
+            configuration.password.algorithm = algorithm
+        }
         if let logN = try testScryptLogN(settings) { configuration.password.scrypt.logN = logN }
         return configuration
     }

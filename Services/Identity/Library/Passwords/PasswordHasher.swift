@@ -11,17 +11,18 @@ struct HashingPermit: Sendable {
     fileprivate init() {}
 }
 
-/// Runs scrypt off the async executor, a bounded number at a time, and only for requests within their source's
-/// budget.
+/// Runs Argon2id or scrypt off the async executor, a bounded number at a time, and only for requests within their
+/// source's budget.
 ///
-/// Each derivation at the default cost takes about 128 MiB and 0.3 s of one core, so at most
+/// Each derivation at the default cost takes about 19 MiB and 25 ms of one core (a scrypt one 128 MiB and 0.4 s), so
+/// at most
 /// `hashConcurrencyMax` run at once (on dispatch threads, leaving the cooperative pool free); up to
 /// `hashQueueMax` more wait; beyond that calls fail at once with `password-hashing-busy` (not processed, safe to
 /// retry) instead of piling up memory. Before any of that, `admit` spends one unit of the client source's budget
 /// (`perSourceHashBurst`, refilled at `perSourceHashesPerMinute`), so one host cannot fill the queue and starve
 /// everyone else's sign-ins: it gets `too-many-attempts` with the wait instead.
 final class PasswordHasher: Sendable {
-    private let parameters: ScryptParameters
+    private let policy: PasswordPolicy
     private let budget: SourceBudget
     private let slots: AsyncSemaphore
     private let admitted = Atomic<Int>(0)
@@ -31,7 +32,7 @@ final class PasswordHasher: Sendable {
     private let dummy: PasswordHash
 
     init(policy: PasswordPolicy, statistics: IdentityStatistics) {
-        self.parameters = policy.scrypt
+        self.policy = policy
         self.slots = AsyncSemaphore(permits: max(1, policy.hashConcurrencyMax))
         self.admittedMax = max(1, policy.hashConcurrencyMax) + max(0, policy.hashQueueMax)
         self.budget = SourceBudget(
@@ -41,9 +42,7 @@ final class PasswordHasher: Sendable {
         )
         self.statistics = statistics
         self.dummy = PasswordHash(
-            logN: policy.scrypt.logN,
-            r: policy.scrypt.r,
-            p: policy.scrypt.p,
+            cost: Self.cost(of: policy),
             salt: SecureRandom.bytes(count: PasswordHash.saltByteCount),
             hash: SecureRandom.bytes(count: PasswordHash.hashByteCount)
         )
@@ -59,31 +58,35 @@ final class PasswordHasher: Sendable {
         )
     }
 
-    /// A new hash of `password` with the configured parameters and a fresh salt.
+    /// A new hash of `password` with the configured algorithm and cost, and a fresh salt.
     func hash(_ password: String, permit: HashingPermit) async throws -> PasswordHash {
         let salt = SecureRandom.bytes(count: PasswordHash.saltByteCount)
-        let derived = try await derive(password, salt: salt, parameters: parameters)
-        return PasswordHash(logN: parameters.logN, r: parameters.r, p: parameters.p, salt: salt, hash: derived)
+        let cost = Self.cost(of: policy)
+        return PasswordHash(cost: cost, salt: salt, hash: try await derive(password, salt: salt, cost: cost))
     }
 
     /// Whether `password` matches `stored` (constant-time comparison). With `stored` nil, derives against a dummy
     /// hash anyway and answers false, so that a missing account takes as long as a wrong password.
     func verify(_ password: String, against stored: PasswordHash?, permit: HashingPermit) async throws -> Bool {
         let target = stored ?? dummy
-        let derived = try await derive(
-            password,
-            salt: target.salt,
-            parameters: target.parameters(ceiling: parameters.maxMemoryBytes)
-        )
+        let derived = try await derive(password, salt: target.salt, cost: target.cost)
         return ConstantTime.equals(derived, target.hash) && stored != nil
     }
 
     /// Whether a stored hash should be replaced at the next successful sign-in.
     func needsRehash(_ stored: PasswordHash) -> Bool {
-        stored.isWeaker(than: parameters)
+        stored.isWeaker(than: policy)
     }
 
-    private func derive(_ password: String, salt: [UInt8], parameters: ScryptParameters) async throws -> [UInt8] {
+    /// What new hashes are made with.
+    private static func cost(of policy: PasswordPolicy) -> PasswordHash.Cost {
+        switch policy.algorithm {
+        case .argon2id: .argon2id(policy.argon2)
+        case .scrypt: .scrypt(logN: policy.scrypt.logN, r: policy.scrypt.r, p: policy.scrypt.p)
+        }
+    }
+
+    private func derive(_ password: String, salt: [UInt8], cost: PasswordHash.Cost) async throws -> [UInt8] {
         let (_, admittedNow) = admitted.add(1, ordering: .relaxed)
         defer { admitted.subtract(1, ordering: .relaxed) }
         guard admittedNow <= admittedMax else {
@@ -96,16 +99,34 @@ final class PasswordHasher: Sendable {
         return try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global(qos: .userInitiated).async {
                 continuation.resume(
-                    with: Result {
-                        try Scrypt.deriveKey(
-                            password: passwordBytes,
-                            salt: salt,
-                            parameters: parameters,
-                            outputByteCount: PasswordHash.hashByteCount
-                        )
-                    }
+                    with: Result { try self.deriveNow(passwordBytes, salt: salt, cost: cost) }
                 )
             }
+        }
+    }
+
+    /// The derivation itself, on the calling thread. A stored scrypt cost gets a memory ceiling that fits it (at
+    /// least the configured one), so hashes made under a higher cost still verify.
+    private func deriveNow(_ password: [UInt8], salt: [UInt8], cost: PasswordHash.Cost) throws -> [UInt8] {
+        switch cost {
+        case .argon2id(let parameters):
+            return try Argon2id.deriveKey(
+                password: password,
+                salt: salt,
+                parameters: parameters,
+                outputByteCount: PasswordHash.hashByteCount
+            )
+        case .scrypt(let logN, let r, let p):
+            var parameters = ScryptParameters(logN: logN, r: r, p: p, maxMemoryBytes: policy.scrypt.maxMemoryBytes)
+            if let required = parameters.requiredMemoryBytes, required > UInt64(parameters.maxMemoryBytes) {
+                parameters.maxMemoryBytes = Int(clamping: required + (1 << 20))
+            }
+            return try Scrypt.deriveKey(
+                password: password,
+                salt: salt,
+                parameters: parameters,
+                outputByteCount: PasswordHash.hashByteCount
+            )
         }
     }
 }

@@ -95,10 +95,16 @@ public struct IdentityConfiguration: Sendable {
 
 /// How passwords are hashed and which passwords are accepted.
 public struct PasswordPolicy: Sendable {
-    /// scrypt cost and memory ceiling for new hashes. Default N = 2^17, r = 8, p = 1, maxmem 256 MiB
-    /// (`ScryptParameters.interactive`). Stored hashes with lower parameters are rehashed at the next sign-in.
+    /// The algorithm of new hashes. Default Argon2id. A stored hash of the other algorithm, or of a lower cost,
+    /// is replaced at the owner's next successful sign-in.
+    public var algorithm: PasswordAlgorithm = .argon2id
+    /// Argon2id cost for new hashes. Default m = 19 MiB, t = 2, p = 1 (`Argon2Parameters.interactive`).
+    public var argon2: Argon2Parameters = .interactive
+    /// scrypt cost for new hashes when `algorithm` is scrypt, and the memory ceiling for verifying stored scrypt
+    /// hashes. Default N = 2^17, r = 8, p = 1, maxmem 256 MiB (`ScryptParameters.interactive`).
     public var scrypt: ScryptParameters = .interactive
-    /// Hashes computed at once (each takes about 128 MiB and 0.3 s at the default cost). Default 2.
+    /// Hashes computed at once (each takes about 19 MiB and 25 ms at the default cost; a scrypt one 128 MiB and
+    /// 0.4 s). Default 2.
     public var hashConcurrencyMax: Int = 2
     /// Requests that may wait for a hashing slot; beyond it `password-hashing-busy`. Default 64.
     public var hashQueueMax: Int = 64

@@ -59,6 +59,11 @@ enum IdentityConfigurationCheck {
         } catch {
             throw IdentityConfigurationError("password.scrypt: \(error)")
         }
+        do {
+            try configuration.password.argon2.validate()
+        } catch {
+            throw IdentityConfigurationError("password.argon2: \(error)")
+        }
         try validateMail(configuration)
         for (name, settings) in [("apple", configuration.apple), ("google", configuration.google)] {
             guard let settings else { continue }
