@@ -12,6 +12,12 @@ extension FoyerClient {
         try await authorized(GatewayMethods.quota) { AuthenticatedRequest(accessToken: $0) }
     }
 
+    /// Whether the caller's plan has `feature` on, and the plan's name (any feature of the plans file; throws
+    /// `unknown-feature` for a name no plan defines).
+    public func checkFeature(_ feature: String) async throws(FoyerError) -> FeatureCheckResponse {
+        try await authorized(GatewayMethods.checkFeature) { GatewayFeatureRequest(accessToken: $0, feature: feature) }
+    }
+
     /// Links a credential to the signed-in user and adopts the session the gateway answers.
     ///
     /// - A new credential: a guest becomes a member with the same uid and data (`.linked`).

@@ -29,6 +29,8 @@ enum HTTPGatewayAnswer {
             return MeResponse(user: try user(try json.member("user")), usage: try usage(try json.member("usage")))
         case GatewayMethods.quota.id:
             return try usage(json)
+        case GatewayMethods.checkFeature.id:
+            return FeatureCheckResponse(plan: try json.string("plan"), enabled: try json.bool("enabled"))
         case GatewayMethods.link.id, GatewayMethods.resolveConflict.id:
             return try linkResult(json)
         case GatewayMethods.deleteAccount.id:

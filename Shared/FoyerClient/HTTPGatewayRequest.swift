@@ -40,6 +40,8 @@ struct HTTPGatewayRequest: Sendable, Equatable {
             self.init("GET", "/v1/me", token: request.accessToken)
         case (GatewayMethods.quota.id, let request as AuthenticatedRequest):
             self.init("GET", "/v1/me/quota", token: request.accessToken)
+        case (GatewayMethods.checkFeature.id, let request as GatewayFeatureRequest):
+            self.init("GET", "/v1/me/features/\(Self.segment(request.feature))", token: request.accessToken)
         case (GatewayMethods.link.id, let request as LinkRequest):
             let body: JSONValue = [
                 "credential": Self.credential(request.credential), "onConflict": Self.choice(request.onConflict),

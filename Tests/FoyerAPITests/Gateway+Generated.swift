@@ -16,6 +16,7 @@ extension ServiceGenerators {
             MethodChecks(GatewayMethods.link),
             MethodChecks(GatewayMethods.resolveConflict),
             MethodChecks(GatewayMethods.deleteAccount),
+            MethodChecks(GatewayMethods.checkFeature),
             MethodChecks(GatewayMethods.putDocument),
             MethodChecks(GatewayMethods.getDocument),
             MethodChecks(GatewayMethods.listDocuments),
@@ -94,6 +95,12 @@ extension SignOutResponse: Generated {
 extension AuthenticatedRequest: Generated {
     static func generate(_ values: inout WireValues) -> AuthenticatedRequest {
         AuthenticatedRequest(accessToken: values.accessToken())
+    }
+}
+
+extension GatewayFeatureRequest: Generated {
+    static func generate(_ values: inout WireValues) -> GatewayFeatureRequest {
+        GatewayFeatureRequest(accessToken: values.accessToken(), feature: values.quotaName())
     }
 }
 

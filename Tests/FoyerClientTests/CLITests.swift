@@ -80,6 +80,10 @@ struct CLITests {
             #expect(denied.error["used"] as? Int == 20)
             #expect(denied.error["remaining"] as? Int == 0)
             #expect(denied.error["message"] is String)
+            let guestImport = try await ok(stack, "feature", "import", session: session)
+            #expect(guestImport["plan"] as? String == "guest" && guestImport["enabled"] as? Bool == false)
+            let unknown = try await fails(stack, "feature", "no-such-feature", session: session)
+            #expect(unknown.error["error"] as? String == "unknown-feature")
 
             let email = uniqueEmail()
             let signUp = try await ok(
@@ -114,6 +118,8 @@ struct CLITests {
 
             let quota = try await ok(stack, "quota", session: session)
             #expect(quota["plan"] as? String == "member")
+            let memberImport = try await ok(stack, "feature", "import", session: session)
+            #expect(memberImport["plan"] as? String == "member" && memberImport["enabled"] as? Bool == true)
             let me = try await ok(stack, "me", session: session)
             #expect(me["uid"] as? String == uid)
             #expect(me["email"] as? String == email)

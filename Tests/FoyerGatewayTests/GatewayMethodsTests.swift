@@ -100,7 +100,7 @@ struct GatewayMethodsTests {
         )
     }
 
-    @Test("Accounts: me, quota, link, resolveConflict, deleteAccount")
+    @Test("Accounts: me, quota, checkFeature, link, resolveConflict, deleteAccount")
     func accounts() throws {
         try check(
             GatewayMethods.me,
@@ -109,6 +109,16 @@ struct GatewayMethodsTests {
                 + Samples.usages.map { MeResponse(user: Samples.users[0], usage: $0) }
         )
         try check(GatewayMethods.quota, requests: authenticated, responses: Samples.usages)
+        try check(
+            GatewayMethods.checkFeature,
+            requests: ["import", "", String(repeating: "f", count: 64)].map {
+                GatewayFeatureRequest(accessToken: Samples.accessToken, feature: $0)
+            },
+            responses: [
+                FeatureCheckResponse(plan: "guest", enabled: false),
+                FeatureCheckResponse(plan: "member", enabled: true),
+            ]
+        )
         // Every credential once, and every conflict choice with every merge policy.
         let links =
             Samples.credentials.map { credential in

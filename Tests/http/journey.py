@@ -248,10 +248,16 @@ def conflict_resolved(client, verifier, account, credential, step):
 
 
 def documents(client, token, step):
-    """getQuota, listDocuments, importDocuments, a binary value, deleteDocument, exportData; returns the count."""
+    """getQuota, checkFeature, listDocuments, importDocuments, a binary value, deleteDocument, exportData; returns
+    the count."""
     quota = client.call("getQuota", token=token)
     expect_status(quota, 200, "getQuota")
     expect(quota.json["plan"] == "member", f"the account's plan: {quota.json['plan']}")
+    feature = client.call("checkFeature", token=token, feature="import")
+    expect_status(feature, 200, "checkFeature")
+    expect(feature.json == {"plan": "member", "enabled": True}, f"checkFeature import: {feature.json}")
+    unknown = client.call("checkFeature", token=token, feature="no-such-feature")
+    expect_problem(unknown, 400, "unknown-feature", "checkFeature of a name no plan defines")
     first = client.call("listDocuments", token=token, query={"pageSize": 5}, collection="notes")
     expect_status(first, 200, "listDocuments")
     expect(len(first.json["documents"]) == 5 and "nextCursor" in first.json, f"a first page of 5: {first.json}")
@@ -294,7 +300,7 @@ def documents(client, token, step):
         if cursor is None:
             break
     expect(exported == sorted(exported), f"exportData is not in collection, key order: {exported}")
-    step(f"getQuota, two pages of listDocuments, importDocuments (a binary value), deleteDocument, "
+    step(f"getQuota, checkFeature, two pages of listDocuments, importDocuments (a binary value), deleteDocument, "
          f"exportData: {len(exported)} documents")
     return len(exported)
 

@@ -42,6 +42,27 @@ struct QuotaCommand: JSONCommand {
     }
 }
 
+struct FeatureCommand: JSONCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "feature",
+        abstract: "Whether the session's plan has a feature on.",
+        discussion: #"Output: {"feature", "plan", "enabled"}. A name no plan defines fails with unknown-feature."#
+    )
+
+    @Argument(help: "The feature's name (as in the plans file).") var feature: String
+    @OptionGroup var global: GlobalOptions
+
+    func execute() async throws(FoyerError) -> JSONValue {
+        try await CommandContext.run(global) { (context) async throws(FoyerError) in
+            _ = try context.requireSession()
+            let answer = try await context.client.checkFeature(feature)
+            return .object([
+                ("feature", .string(feature)), ("plan", .string(answer.plan)), ("enabled", .bool(answer.enabled)),
+            ])
+        }
+    }
+}
+
 struct LinkCommand: JSONCommand {
     static let configuration = CommandConfiguration(
         commandName: "link",

@@ -37,7 +37,8 @@ struct Foyer: AsyncParsableCommand {
             """,
         subcommands: [
             GuestCommand.self, SignUpCommand.self, SignInCommand.self, RefreshCommand.self, TokenCommand.self,
-            MeCommand.self, QuotaCommand.self, LinkCommand.self, ResolveCommand.self, EmailLinkCommand.self,
+            MeCommand.self, QuotaCommand.self, FeatureCommand.self, LinkCommand.self, ResolveCommand.self,
+            EmailLinkCommand.self,
             SignOutCommand.self, DeleteAccountCommand.self,
             PutCommand.self, GetCommand.self, ListCommand.self, DeleteCommand.self, ExportCommand.self,
             OutboxCommand.self, JWKSCommand.self, CleanupCommand.self, AdminCommand.self, LoadCommand.self,

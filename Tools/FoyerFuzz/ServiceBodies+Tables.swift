@@ -112,6 +112,7 @@ extension ServiceBodies {
             method(GatewayMethods.link, of: "gateway"),
             method(GatewayMethods.resolveConflict, of: "gateway"),
             method(GatewayMethods.deleteAccount, of: "gateway"),
+            method(GatewayMethods.checkFeature, of: "gateway"),
             method(GatewayMethods.putDocument, of: "gateway"),
             method(GatewayMethods.getDocument, of: "gateway"),
             method(GatewayMethods.listDocuments, of: "gateway"),

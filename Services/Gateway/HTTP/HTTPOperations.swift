@@ -63,6 +63,11 @@ enum HTTPOperations {
         } response: {
             GatewayJSON.usage($0)
         },
+        HTTPOperation("checkFeature", "GET", "/v1/me/features/{feature}", GatewayMethods.checkFeature) { call in
+            GatewayFeatureRequest(accessToken: try call.bearerToken(), feature: call.path("feature"))
+        } response: {
+            ["plan": .string($0.plan), "enabled": .bool($0.enabled)]
+        },
         HTTPOperation("linkCredential", "POST", "/v1/me/credentials", GatewayMethods.link) { call in
             LinkRequest(
                 accessToken: try call.bearerToken(),

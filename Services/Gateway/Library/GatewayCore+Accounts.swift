@@ -27,6 +27,13 @@ extension GatewayCore {
                 options: options
             )
         }
+        serve(GatewayMethods.checkFeature, on: &router) { request, caller, options in
+            try await self.guestQuota.call(
+                GuestQuotaMethods.feature,
+                FeatureCheckRequest(uid: caller.uid, feature: request.feature),
+                options: options
+            )
+        }
         router.register(GatewayMethods.link) { request, context in
             try await self.link(request, context: context)
         }

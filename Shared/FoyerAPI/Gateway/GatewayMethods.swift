@@ -55,6 +55,13 @@ public enum GatewayMethods {
         name: "gateway.quota",
         idempotent: true
     )
+    /// Whether the caller's plan has a feature on (any feature of the plans file, not only the ones the gateway
+    /// gates itself), with the plan's name; `unknown-feature` for a name no plan defines.
+    public static let checkFeature = RPCMethod<GatewayFeatureRequest, FeatureCheckResponse>(
+        id: 0x0515,
+        name: "gateway.checkFeature",
+        idempotent: true
+    )
     /// Links a credential to the caller (a guest becomes a member, same uid); on conflict merges, discards or fails.
     public static let link = RPCMethod<LinkRequest, LinkResult>(
         id: 0x0512,
@@ -125,6 +132,7 @@ public enum GatewayMethods {
     public static let all: [RPCMethodDescriptor] = [
         guestSignIn.descriptor, signIn.descriptor, refresh.descriptor, startEmailLink.descriptor, signOut.descriptor,
         me.descriptor, quota.descriptor, link.descriptor, resolveConflict.descriptor, deleteAccount.descriptor,
+        checkFeature.descriptor,
         putDocument.descriptor, getDocument.descriptor, listDocuments.descriptor, deleteDocument.descriptor,
         exportDocuments.descriptor, importDocuments.descriptor, jwks.descriptor,
     ]

@@ -15,3 +15,4 @@ extension GatewayDocumentRequest: UserRequest {}
 extension GatewayListRequest: UserRequest {}
 extension GatewayExportRequest: UserRequest {}
 extension GatewayImportRequest: UserRequest {}
+extension GatewayFeatureRequest: UserRequest {}
