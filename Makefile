@@ -24,7 +24,7 @@ help: ## List the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  \033[36m%-10s\033[0m %s\n", $$1, $$2}'
 
 .PHONY: deps
-deps: ## Install what is missing: liblz4, libssl, libargon2, libsqlite3, PostgreSQL, Chromium, openssl, curl; Python's cryptography, PyJWT, PyYAML, check-jsonschema, aiosmtpd, openapi-spec-validator, argon2-cffi
+deps: ## Install what is missing: liblz4, libssl, libargon2, libsqlite3, PostgreSQL, Chromium, openssl, curl; Python's cryptography, PyJWT, PyYAML, check-jsonschema, aiosmtpd, openapi-spec-validator, argon2-cffi, opentelemetry-proto
 	@command -v $(SWIFT) >/dev/null || { echo "Swift 6 is required (https://www.swift.org/install)"; exit 1; }
 	@missing=$$(for p in $(DEB_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
@@ -32,9 +32,9 @@ deps: ## Install what is missing: liblz4, libssl, libargon2, libsqlite3, Postgre
 		sudo=$$( [ "$$(id -u)" -eq 0 ] || echo sudo ); \
 		$$sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq $$missing >/dev/null; \
 	fi
-	@python3 -c 'import cryptography, jwt, yaml, check_jsonschema, aiosmtpd, openapi_spec_validator, openapi_schema_validator, argon2' 2>/dev/null \
-		|| python3 -m pip install --quiet cryptography pyjwt pyyaml check-jsonschema aiosmtpd openapi-spec-validator argon2-cffi \
-		|| { echo "could not install Python's cryptography, PyJWT, PyYAML, check-jsonschema, aiosmtpd, openapi-spec-validator and argon2-cffi (outside checks the tests use)"; exit 1; }
+	@python3 -c 'import cryptography, jwt, yaml, check_jsonschema, aiosmtpd, openapi_spec_validator, openapi_schema_validator, argon2, opentelemetry.proto.collector.trace.v1.trace_service_pb2' 2>/dev/null \
+		|| python3 -m pip install --quiet cryptography pyjwt pyyaml check-jsonschema aiosmtpd openapi-spec-validator argon2-cffi opentelemetry-proto \
+		|| { echo "could not install Python's cryptography, PyJWT, PyYAML, check-jsonschema, aiosmtpd, openapi-spec-validator, argon2-cffi and opentelemetry-proto (outside checks the tests use)"; exit 1; }
 
 .PHONY: build
 build: deps ## Build everything (CONFIGURATION=release for optimised binaries)

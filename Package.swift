@@ -27,6 +27,7 @@ let argumentParser: Target.Dependency = .product(name: "ArgumentParser", package
 let histogram: Target.Dependency = .product(name: "Histogram", package: "hdrhistogram-swift")
 let swiftCrypto: Target.Dependency = .product(name: "Crypto", package: "swift-crypto")
 let coreMetrics: Target.Dependency = .product(name: "CoreMetrics", package: "swift-metrics")
+let tracing: Target.Dependency = .product(name: "Tracing", package: "swift-distributed-tracing")
 
 /// What a service that keeps a store and answers RPC needs; its tests add the service and FoyerTestSupport.
 let storeService: [Target.Dependency] = [
@@ -86,6 +87,11 @@ let package = Package(
         // `/metrics` endpoints render (FoyerServiceKit only).
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        // Traces: the API the RPC runtime and the gateway's HTTP edge trace through (already in the graph through
+        // Hummingbird), and the OpenTelemetry tracer the services export with over OTLP/HTTP (FoyerServiceKit only;
+        // the OTLPHTTP trait alone, so gRPC is not built).
+        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.2"),
+        .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.6.0", traits: ["OTLPHTTP"]),
     ],
     targets: [
         // MARK: C libraries, each wrapped by exactly one Swift target
@@ -152,6 +158,7 @@ let package = Package(
                 serviceLifecycle,
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 coreMetrics,
+                tracing,
             ],
             path: "Shared/FoyerRPC",
             swiftSettings: swiftSettings
@@ -194,6 +201,8 @@ let package = Package(
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 coreMetrics,
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                tracing,
+                .product(name: "OTel", package: "swift-otel"),
             ],
             path: "Shared/FoyerServiceKit",
             swiftSettings: swiftSettings
@@ -272,6 +281,7 @@ let package = Package(
                 nioCore,
                 logging,
                 coreMetrics,
+                tracing,
                 serviceLifecycle,
             ],
             path: "Services/Gateway/HTTP",
@@ -459,6 +469,8 @@ let package = Package(
                 logging,
                 serviceLifecycle,
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
+                tracing,
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
             ],
             swiftSettings: swiftSettings
         ),

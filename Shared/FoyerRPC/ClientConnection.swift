@@ -17,6 +17,8 @@ final class ClientConnection: Sendable {
     private let compressionCodec: LZ4BlockCodec
     private let requestBodyByteCountMax: Int
     private let responseBodyByteCountMax: Int
+    /// Whether the server announced trace context in its HELLO_ACK (protocol 1.1): only then may a REQUEST carry one.
+    let acceptsTraceContext: Bool
     private let nextID = ManagedAtomic<UInt32>(0)
     private let submissions = NIOLockedValueBox(Submissions())
 
@@ -49,6 +51,7 @@ final class ClientConnection: Sendable {
         self.compressionCodec = configuration.compressionCodec
         self.requestBodyByteCountMax = Int(ack.frameLengthMax) - FrameHeader.lengthCoveredByteCount
         self.responseBodyByteCountMax = Int(configuration.frameLengthMax) - FrameHeader.lengthCoveredByteCount
+        self.acceptsTraceContext = ack.features?.contains(.traceContext) ?? false
     }
 
     /// Connects (through TLS with `tls`, the context built from `configuration.tls`), sends the preface and HELLO,
@@ -131,8 +134,15 @@ final class ClientConnection: Sendable {
         )
     }
 
-    /// Sends one request and waits for its answer (a RESPONSE body, or the ERROR as `RPCError`).
-    func call(method: UInt16, body: ByteBuffer, idempotent: Bool, deadline: NIODeadline) async throws -> ByteBuffer {
+    /// Sends one request and waits for its answer (a RESPONSE body, or the ERROR as `RPCError`). `traceContext` goes
+    /// in front of the body if the server accepts one, and is left out otherwise.
+    func call(
+        method: UInt16,
+        body: ByteBuffer,
+        idempotent: Bool,
+        deadline: NIODeadline,
+        traceContext: TraceContext? = nil
+    ) async throws -> ByteBuffer {
         let remaining = deadline - .now()
         guard remaining > .zero else { throw RPCError.deadlineExceeded() }
         var frame = Frame.request(
@@ -142,7 +152,8 @@ final class ClientConnection: Sendable {
             idempotent: idempotent,
             body: body
         )
-        // The server bounds the expanded body too, so the limit applies before compression.
+        // The server bounds the expanded body too, so the limit applies before compression (and before the trace
+        // context, which a body at the limit goes without rather than failing).
         guard body.readableBytes <= requestBodyByteCountMax else {
             throw RPCError(.invalidArgument, "request body of \(body.readableBytes) bytes is over the server's limit")
         }
@@ -152,6 +163,11 @@ final class ClientConnection: Sendable {
                 codec: compressionCodec,
                 allocator: channel.allocator
             )
+        }
+        if let traceContext, acceptsTraceContext,
+            frame.body.readableBytes + TraceContext.byteCount <= requestBodyByteCountMax
+        {
+            frame = frame.addingTraceContext(traceContext, allocator: channel.allocator)
         }
         var bytes = channel.allocator.buffer(capacity: FrameHeader.byteCount + frame.body.readableBytes)
         frame.encode(into: &bytes)

@@ -42,6 +42,9 @@ final class FrameReader: ChannelDuplexHandler {
     /// A read held back because the channel was not writable.
     private var readHeld = false
 
+    /// The minor version of the client's preface, once read (server side; see `FrameDecoder.prefaceMinor`).
+    var prefaceMinor: UInt16? { decoder.prefaceMinor }
+
     init(decoder: FrameDecoder, timeouts: Timeouts) {
         self.decoder = decoder
         self.timeouts = timeouts

@@ -17,6 +17,7 @@ public final class RPCClient: Service, Sendable {
     let pool: ConnectionPool
     private let logger: Logger
     private let metrics: RPCMetrics
+    private let tracing: RPCTracing
 
     public init(
         configuration: RPCClientConfiguration,
@@ -26,11 +27,13 @@ public final class RPCClient: Service, Sendable {
         self.configuration = configuration
         self.logger = logger
         self.metrics = configuration.metrics ?? .process
+        self.tracing = configuration.tracing ?? .process
         self.pool = ConnectionPool(configuration: configuration, eventLoopGroup: eventLoopGroup, logger: logger)
     }
 
     /// Calls `method` with `request`, and records the call with its outcome after the last attempt
-    /// (``RPCMetrics``).
+    /// (``RPCMetrics``); inside a client span for the call, its attempts included, when a span is current
+    /// (``RPCTracing``).
     ///
     /// - Throws: `RPCError` with the server's status, or a client-side one: `unavailable` (could not reach the
     ///   service; nothing was sent), `connectionLost` (the connection broke after sending), `deadlineExceeded`,
@@ -42,7 +45,9 @@ public final class RPCClient: Service, Sendable {
     ) async throws -> Response {
         let started = ContinuousClock.now
         do {
-            let response = try await attempt(method, request, options: options)
+            let response = try await tracing.withClientSpan(method: method.name, service: configuration.serviceName) {
+                traceContext in try await attempt(method, request, options: options, traceContext: traceContext)
+            }
             record(method.name, status: nil, since: started)
             return response
         } catch {
@@ -64,7 +69,8 @@ public final class RPCClient: Service, Sendable {
     private func attempt<Request, Response>(
         _ method: RPCMethod<Request, Response>,
         _ request: Request,
-        options: CallOptions
+        options: CallOptions,
+        traceContext: TraceContext?
     ) async throws -> Response {
         let deadline = options.deadline ?? .now() + (options.timeout ?? configuration.defaultCallTimeout)
         let idempotent = options.idempotent ?? method.isIdempotent
@@ -77,7 +83,8 @@ public final class RPCClient: Service, Sendable {
                     method: method.id,
                     body: body,
                     idempotent: idempotent,
-                    deadline: deadline
+                    deadline: deadline,
+                    traceContext: traceContext
                 )
                 do {
                     return try Response(decoding: answer)

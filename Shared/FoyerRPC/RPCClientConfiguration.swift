@@ -45,6 +45,9 @@ public struct RPCClientConfiguration: Sendable {
     /// Where the client records its calls; `nil` (the default): the process's `MetricsSystem`
     /// (``RPCMetrics/process``) as it is when the client is created, a no-op unless the process bootstrapped it.
     public var metrics: RPCMetrics?
+    /// How the client traces its calls; `nil` (the default): the process's tracer (``RPCTracing/process``) as it is
+    /// when the client is created, off unless the process bootstrapped one.
+    public var tracing: RPCTracing?
 
     public init(host: String, port: Int, serviceName: String, peerName: String, clusterSecret: ClusterSecret?) {
         self.host = host

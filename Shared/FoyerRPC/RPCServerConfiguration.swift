@@ -60,6 +60,10 @@ public struct RPCServerConfiguration: Sendable {
     /// Where the server records its calls and connections; `nil` (the default): the process's `MetricsSystem`
     /// (``RPCMetrics/process``) as it is when the server is created, a no-op unless the executable bootstrapped it.
     public var metrics: RPCMetrics?
+    /// How the server traces the calls it serves; `nil` (the default): the process's tracer (``RPCTracing/process``)
+    /// as it is when the server is created, off unless the executable bootstrapped one. With tracing on, HELLO_ACK
+    /// announces trace context (`HelloFeatures.traceContext`) to clients of protocol 1.1.
+    public var tracing: RPCTracing?
 
     public init(serviceName: String, clusterSecret: ClusterSecret?) {
         self.serviceName = serviceName

@@ -11,6 +11,8 @@ struct ServerSession: Sendable {
     let compressionCodec: LZ4BlockCodec
     /// Largest body the client accepts in an answer.
     let peerBodyByteCountMax: Int
+    /// Whether requests may carry a trace context (announced in HELLO_ACK's `features`).
+    let traceContext: Bool
 }
 
 /// One accepted connection: the handshake, then a loop that reads frames and runs each request as a child
@@ -108,13 +110,15 @@ final class ServerConnection: Sendable {
         }
         let compression = configuration.compressionEnabled && hello.compression.contains(.lz4)
         let maxInFlight = min(hello.maxInFlight, configuration.maxInFlightPerConnection)
+        let features = try await features(for: channel.channel)
         var ack = HelloAck(
             frameLengthMax: configuration.frameLengthMax,
             maxInFlight: maxInFlight,
             compression: compression ? .lz4 : [],
             compressionThreshold: UInt32(clamping: configuration.compressionThreshold),
             idleTimeoutMilliseconds: UInt32(clamping: configuration.idleTimeout.nanoseconds / 1_000_000),
-            serverName: configuration.serviceName
+            serverName: configuration.serviceName,
+            features: features.isEmpty ? nil : features
         )
         if let authenticator = server.authenticator, let proof = hello.proof {
             authenticator.sign(&ack, clientNonce: proof.nonce)
@@ -129,8 +133,19 @@ final class ServerConnection: Sendable {
             compression: compression,
             compressionThreshold: configuration.compressionThreshold,
             compressionCodec: configuration.compressionCodec,
-            peerBodyByteCountMax: Int(hello.frameLengthMax) - FrameHeader.lengthCoveredByteCount
+            peerBodyByteCountMax: Int(hello.frameLengthMax) - FrameHeader.lengthCoveredByteCount,
+            traceContext: features.contains(.traceContext)
         )
+    }
+
+    /// The features to announce in HELLO_ACK: trace context when tracing is on and the client's preface says 1.1 or
+    /// later (an older client would refuse the extra byte); none otherwise, and then the ack is 1.0's.
+    private func features(for channel: any Channel) async throws -> HelloFeatures {
+        guard server.tracing.isEnabled else { return [] }
+        let minor = try await channel.eventLoop.submit {
+            try channel.pipeline.syncOperations.handler(type: FrameReader.self).prefaceMinor
+        }.get()
+        return (minor ?? 0) >= Preface.featuresMinor ? .traceContext : []
     }
 
     // MARK: Frames
@@ -147,8 +162,11 @@ final class ServerConnection: Sendable {
         switch state.withLockedValue({ $0.received(frame.header, now: .now(), deadline: deadline) }) {
         case .dispatch:
             let request: Frame
+            let traceContext: TraceContext?
             do {
-                request = try frame.decompressed(
+                let (stripped, context) = try frame.removingTraceContext(negotiated: session.traceContext)
+                traceContext = context
+                request = try stripped.decompressed(
                     compressionNegotiated: session.compression,
                     maxUncompressedBytes: Int(server.configuration.frameLengthMax) - FrameHeader.lengthCoveredByteCount,
                     codec: session.compressionCodec,
@@ -159,7 +177,9 @@ final class ServerConnection: Sendable {
                 return false
             }
             try await server.requestPermits.acquire()
-            group.addTask { await self.serve(request, deadline: deadline, session: session) }
+            group.addTask {
+                await self.serve(request, deadline: deadline, traceContext: traceContext, session: session)
+            }
         case .reject(let status, let message):
             writer.write(RPCError(status, message).frame(id: frame.id, allocator: channel.channel.allocator))
         case .pong:
@@ -190,10 +210,35 @@ final class ServerConnection: Sendable {
         }
     }
 
-    /// Runs one request and writes its one answer, and records the call (``RPCMetrics``).
-    private func serve(_ request: Frame, deadline: NIODeadline?, session: ServerSession) async {
+    /// Runs one request and writes its one answer, and records the call (``RPCMetrics``) inside a server span
+    /// (``RPCTracing``), the child of the caller's `traceContext`.
+    private func serve(
+        _ request: Frame,
+        deadline: NIODeadline?,
+        traceContext: TraceContext?,
+        session: ServerSession
+    ) async {
         defer { server.requestPermits.release() }
         let started = ContinuousClock.now
+        let method = server.router.route(for: request.header.code)?.name ?? "unknown"
+        let answer = await server.tracing.withServerSpan(
+            method: method,
+            service: server.configuration.serviceName,
+            incoming: traceContext
+        ) {
+            await self.answer(request, deadline: deadline, session: session)
+        }
+        writer.write(answer)
+        server.metrics.served(
+            service: server.configuration.serviceName,
+            method: method,
+            status: answer.type == .error ? RPCStatus(rawValue: answer.header.code) : nil,
+            duration: ContinuousClock.now - started
+        )
+    }
+
+    /// Runs the handler and makes the one answer to `request`; frees its id.
+    private func answer(_ request: Frame, deadline: NIODeadline?, session: ServerSession) async -> Frame {
         let id = request.id
         let context = RPCContext(
             method: request.header.code,
@@ -234,13 +279,7 @@ final class ServerConnection: Sendable {
             answer = RPCError(reason, reason == .deadlineExceeded ? "the deadline passed" : "cancelled by the client")
                 .frame(id: id, allocator: channel.channel.allocator)
         }
-        writer.write(answer)
-        server.metrics.served(
-            service: server.configuration.serviceName,
-            method: server.router.route(for: request.header.code)?.name ?? "unknown",
-            status: answer.type == .error ? RPCStatus(rawValue: answer.header.code) : nil,
-            duration: ContinuousClock.now - started
-        )
+        return answer
     }
 
     private func runRegistered<T>(id: UInt32, _ body: () async throws -> T) async throws -> T {

@@ -18,6 +18,7 @@ final class ServerCore: Sendable {
     let handshakeRefusals: WarningRateLimiter
     /// Where calls and connections are recorded.
     let metrics: RPCMetrics
+    let tracing: RPCTracing
     /// The open connections, from the accept to the close.
     private let openConnections: Meter
     private let drain: DrainFlag
@@ -55,6 +56,7 @@ final class ServerCore: Sendable {
         self.drain = drain
         self.logger = logger
         self.metrics = configuration.metrics ?? .process
+        self.tracing = configuration.tracing ?? .process
         self.openConnections = metrics.connections(service: configuration.serviceName)
     }
 

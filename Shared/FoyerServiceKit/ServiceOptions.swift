@@ -99,6 +99,22 @@ public struct ServiceOptions: ParsableArguments, Sendable {
     )
     public var metricsPort: Int?
 
+    @Option(
+        help: """
+            OpenTelemetry collector to export traces to over OTLP/HTTP (protobuf), as a base URL: spans go to \
+            <URL>/v1/traces. (env: FOYER_OTLP_ENDPOINT; default: none, no tracing)
+            """
+    )
+    public var otlpEndpoint: String?
+
+    @Option(
+        help: """
+            Share of traces started here that are recorded, from 0 to 1; a call whose caller's trace is recorded \
+            is recorded too (parent-based). (env: FOYER_TRACE_SAMPLE_RATIO; default: 1)
+            """
+    )
+    public var traceSampleRatio: Double?
+
     @Flag(help: "Call the health method of a running instance at --host/--port and exit 0 if it serves.")
     public var checkHealth = false
 
@@ -146,6 +162,28 @@ public struct ServiceOptions: ParsableArguments, Sendable {
                 try settings.value(databaseSchema, schemaName) ?? service.replacingOccurrences(of: "-", with: "_")
         }
         return configuration
+    }
+
+    /// Where traces go (`--otlp-endpoint`), and the sampling ratio; `nil`: no tracing.
+    public func resolvedTraceExport() throws -> TraceExport.Settings? {
+        let settings = SettingsReader()
+        let endpoint = Setting<String>(
+            flag: "--otlp-endpoint",
+            variable: "FOYER_OTLP_ENDPOINT",
+            expectation: "an http:// or https:// URL",
+            parse: { $0 },
+            isValid: { $0.hasPrefix("http://") || $0.hasPrefix("https://") }
+        )
+        let ratio = Setting<Double>(
+            flag: "--trace-sample-ratio",
+            variable: "FOYER_TRACE_SAMPLE_RATIO",
+            expectation: "a number from 0 to 1",
+            parse: { Double($0) },
+            isValid: { (0...1).contains($0) }
+        )
+        let sampleRatio = try settings.value(traceSampleRatio, ratio) ?? 1
+        guard let url = try settings.value(otlpEndpoint, endpoint) else { return nil }
+        return TraceExport.Settings(endpoint: url, sampleRatio: sampleRatio)
     }
 
     public func resolvedDrainTimeout() throws -> Int {

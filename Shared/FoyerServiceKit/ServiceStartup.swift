@@ -9,6 +9,7 @@ import NIOCore
 import NIOSSL
 import SQLKit
 public import ServiceLifecycle
+import Tracing
 
 /// What every executable works out from its options before it builds its service: logging, the listener's
 /// configuration (address, cluster secret, drain time), the database.
@@ -36,10 +37,14 @@ public struct ServiceStartup: Sendable {
     /// The clock to give the service's configuration (see ``ServiceClock``).
     public let now: @Sendable () -> Date
     /// The Prometheus endpoint (`--metrics-port`) serving the process's metrics; `nil` without the option. Added to
-    /// the process's services by ``withMetricsEndpoint(_:)``.
+    /// the process's services by ``withTelemetry(_:)``.
     public let metricsServer: MetricsServer?
+    /// The service exporting the process's spans (`--otlp-endpoint`, ``TraceExport``); `nil` without the option, and
+    /// then the process's tracer is swift-distributed-tracing's no-op one. Added by ``withTelemetry(_:)``.
+    public let traceExporter: (any Service)?
 
-    /// Bootstraps logging (and, with `--metrics-port`, the metrics system) and resolves the common options.
+    /// Bootstraps logging (and, with `--metrics-port`, the metrics system; with `--otlp-endpoint`, the tracer) and
+    /// resolves the common options.
     /// `service` is the service's name (`identity`, `guest-quota`, ...), used for the logger label, the SQLite file
     /// name and the handshake. A `clientFacing` service (the gateway) serves apps, which have no client certificate:
     /// its listeners ask for none, and `--tls-ca` serves only to dial its upstreams.
@@ -79,6 +84,9 @@ public struct ServiceStartup: Sendable {
         } else {
             self.metricsServer = nil
         }
+        self.traceExporter = try options.resolvedTraceExport().map {
+            try TraceExport.bootstrap(service: service, settings: $0, logger: logger)
+        }
     }
 
     /// The RPC runtime's metrics: into the process's metrics system (bootstrapped with `--metrics-port`), every
@@ -87,9 +95,16 @@ public struct ServiceStartup: Sendable {
         RPCMetrics(factory: MetricsSystem.factory, statusName: FoyerStatusNames.name(of:))
     }
 
-    /// `services` and, with `--metrics-port`, the metrics endpoint.
-    public func withMetricsEndpoint(_ services: [any Service]) -> [any Service] {
-        services + (metricsServer.map { [$0] } ?? [])
+    /// The RPC runtime's tracing: the process's tracer (off unless `--otlp-endpoint` bootstrapped one), statuses by
+    /// their names as in the metrics.
+    private static var rpcTracing: RPCTracing {
+        RPCTracing(tracer: InstrumentationSystem.tracer, statusName: FoyerStatusNames.name(of:))
+    }
+
+    /// `services` and, with `--metrics-port`, the metrics endpoint; with `--otlp-endpoint`, the trace exporter first,
+    /// so that it stops last on a graceful shutdown and sends the spans the others recorded while they drained.
+    public func withTelemetry(_ services: [any Service]) -> [any Service] {
+        (traceExporter.map { [$0] } ?? []) + services + (metricsServer.map { [$0] } ?? [])
     }
 
     /// Creates the service's PostgreSQL schema if it does not exist yet (nothing to do on SQLite).
@@ -131,6 +146,7 @@ public struct ServiceStartup: Sendable {
         configuration.tls = tlsContext
         configuration.compressionCodec = .liblz4
         configuration.metrics = Self.rpcMetrics
+        configuration.tracing = Self.rpcTracing
         return configuration
     }
 
@@ -170,6 +186,7 @@ public struct ServiceStartup: Sendable {
         configuration.tls = upstreamTLS
         configuration.compressionCodec = .liblz4
         configuration.metrics = Self.rpcMetrics
+        configuration.tracing = Self.rpcTracing
         return configuration
     }
 

@@ -52,9 +52,9 @@ public final class RawPeer: Sendable {
     }
 
     /// Sends the preface and a HELLO (with a valid proof made by `sign`, if given).
-    public func sendPrefaceAndHello(_ hello: Hello) async throws {
+    public func sendPrefaceAndHello(_ hello: Hello, preface: Preface = .current) async throws {
         var buffer = ByteBuffer()
-        Preface.current.encode(into: &buffer)
+        preface.encode(into: &buffer)
         Frame(header: FrameHeader(type: .hello), body: hello.encoded()).encode(into: &buffer)
         try await send(buffer)
     }

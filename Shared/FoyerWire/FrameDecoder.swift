@@ -22,6 +22,8 @@ public struct FrameDecoder: NIOSingleStepByteToMessageDecoder {
     }
 
     public private(set) var phase: Phase
+    /// The minor version of the client's preface, once it has been read (server side).
+    public private(set) var prefaceMinor: UInt16?
     /// The largest `len` accepted once the handshake is done.
     public let frameLengthMax: UInt32
 
@@ -44,7 +46,8 @@ public struct FrameDecoder: NIOSingleStepByteToMessageDecoder {
 
     public mutating func decode(buffer: inout ByteBuffer) throws -> Frame? {
         if phase == .preface {
-            guard try Preface.read(from: &buffer) != nil else { return nil }
+            guard let preface = try Preface.read(from: &buffer) else { return nil }
+            prefaceMinor = preface.minor
             phase = .handshake
         }
         let start = buffer.readerIndex
@@ -79,5 +82,6 @@ public struct FrameDecoder: NIOSingleStepByteToMessageDecoder {
         guard flags.isSubset(of: .defined) else { throw .reservedFlags }
         if flags.contains(.compressed), !type.allowsCompression { throw .flagNotAllowed(type) }
         if flags.contains(.idempotent), type != .request { throw .flagNotAllowed(type) }
+        if flags.contains(.traceContext), type != .request { throw .flagNotAllowed(type) }
     }
 }

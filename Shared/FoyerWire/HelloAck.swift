@@ -10,6 +10,8 @@ public import NIOCore
 /// u32    idleTimeoutMs          the server closes a connection that sends nothing for this long
 /// string serverName             for logs (<= 64 bytes)
 /// u8     authMethod             0 none, 1 HMAC-SHA-256 (then: bytes nonce (32), bytes proof (32))
+/// [1.1]  u8 features            HelloFeatures; only to a client whose preface minor is 1 or more, and only when
+///                               not empty (an ack without it means no features)
 /// ```
 ///
 /// With method 1 the server proves it holds the secret too:
@@ -25,6 +27,9 @@ public struct HelloAck: WireMessage, Hashable {
     public var serverName: String
     /// The server's nonce and proof; `timestampMilliseconds` is unused (0) here.
     public var proof: HelloProof?
+    /// The features byte at the end of the body (protocol 1.1); `nil`: absent, as a 1.0 server sends it (no
+    /// features). Not covered by the proof (see docs/PROTOCOL.md, 6.2).
+    public var features: HelloFeatures?
 
     public init(
         frameLengthMax: UInt32,
@@ -33,7 +38,8 @@ public struct HelloAck: WireMessage, Hashable {
         compressionThreshold: UInt32,
         idleTimeoutMilliseconds: UInt32,
         serverName: String,
-        proof: HelloProof? = nil
+        proof: HelloProof? = nil,
+        features: HelloFeatures? = nil
     ) {
         self.frameLengthMax = frameLengthMax
         self.maxInFlight = maxInFlight
@@ -42,6 +48,7 @@ public struct HelloAck: WireMessage, Hashable {
         self.idleTimeoutMilliseconds = idleTimeoutMilliseconds
         self.serverName = serverName
         self.proof = proof
+        self.features = features
     }
 
     public init(from buffer: inout ByteBuffer) throws(WireError) {
@@ -52,6 +59,7 @@ public struct HelloAck: WireMessage, Hashable {
         idleTimeoutMilliseconds = try buffer.readWire()
         serverName = try buffer.readLengthPrefixedString("helloAck.serverName", maxBytes: Hello.nameByteCountMax)
         proof = try HelloProof.readOptional(from: &buffer, nonceByteCount: HelloProof.nonceByteCount) { _ in 0 }
+        features = buffer.readableBytes > 0 ? HelloFeatures(rawValue: try buffer.readWire()) : nil
         guard frameLengthMax >= UInt32(FrameHeader.lengthCoveredByteCount) else {
             throw .invalidValue("helloAck.frameLengthMax")
         }
@@ -62,6 +70,7 @@ public struct HelloAck: WireMessage, Hashable {
     public func encode(into buffer: inout ByteBuffer) {
         encodeSignedPart(into: &buffer)
         if let proof { buffer.writeLengthPrefixedBytes(proof.proof) }
+        if let features { buffer.writeInteger(features.rawValue) }
     }
 
     public func encodeSignedPart(into buffer: inout ByteBuffer) {

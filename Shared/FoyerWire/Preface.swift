@@ -7,8 +7,10 @@ public import NIOCore
 public struct Preface: Hashable, Sendable {
     public static let byteCount = 8
     public static let magic: [UInt8] = Array("FOYR".utf8)
-    /// The protocol this code speaks.
-    public static let current = Preface(major: 1, minor: 0)
+    /// The protocol this code speaks: 1.1 (1.0 and trace context, negotiated through HELLO_ACK's `features`).
+    public static let current = Preface(major: 1, minor: 1)
+    /// The first minor version whose server may append `HelloFeatures` to HELLO_ACK.
+    public static let featuresMinor: UInt16 = 1
 
     public var major: UInt16
     public var minor: UInt16

@@ -7,7 +7,7 @@ public struct WireError: Error, Hashable, Sendable, CustomStringConvertible {
         case badPreface, unsupportedVersion, frameTooShort, frameTooLarge, unknownFrameType, reservedFlags
         case flagNotAllowed, unexpectedFrame, truncatedBody, trailingBytes, lengthOverLimit, countOverRemaining
         case invalidUTF8, invalidVarint, invalidValue, compressionNotNegotiated, declaredLengthTooLarge
-        case corruptCompressedBody
+        case corruptCompressedBody, traceContextNotNegotiated, invalidTraceContext
     }
 
     private let code: Code
@@ -95,4 +95,14 @@ public struct WireError: Error, Hashable, Sendable, CustomStringConvertible {
         .corruptCompressedBody,
         "compressed body is corrupt or does not expand to its declared length"
     )
+
+    // MARK: Trace context
+    public static let traceContextNotNegotiated = WireError(
+        .traceContextNotNegotiated,
+        "a trace context arrived on a connection that did not negotiate it"
+    )
+    public static func invalidTraceContext(_ why: String) -> WireError {
+        WireError(.invalidTraceContext, "malformed trace context: \(why)")
+    }
+    public static let invalidTraceContext = invalidTraceContext("")
 }

@@ -33,6 +33,8 @@ struct FrameDecoderTests {
         .cancel(id: 1),
         .ping(id: 9),
         .request(id: 3, method: 7, body: ByteBuffer(repeating: 0xAB, count: 10_000)),
+        Frame.request(id: 4, method: 7, idempotent: true, body: ByteBuffer(string: "traced"))
+            .addingTraceContext(TraceContextTests.sample, allocator: ByteBufferAllocator()),
     ]
 
     @Test("decodes client frames byte by byte and coalesced alike (ByteToMessageDecoderVerifier)")
@@ -132,18 +134,22 @@ struct FrameDecoderTests {
         #expect(throws: WireError.unknownFrameType) { try Self.decodeAll(bytes) }
     }
 
-    @Test("reserved flag bits are refused", arguments: [0x02, 0x04, 0x10, 0x20, 0x40, 0x80] as [UInt8])
+    @Test("reserved flag bits are refused", arguments: [0x04, 0x10, 0x20, 0x40, 0x80] as [UInt8])
     func reservedFlags(flag: UInt8) {
         let bytes: [UInt8] = [0, 0, 0, 12, 0x01, flag, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0]
         #expect(throws: WireError.reservedFlags) { try Self.decodeAll(bytes) }
     }
 
-    @Test("COMPRESSED outside REQUEST/RESPONSE and IDEMPOTENT outside REQUEST are refused")
+    @Test("COMPRESSED outside REQUEST/RESPONSE, IDEMPOTENT and TRACE_CONTEXT outside REQUEST are refused")
     func flagsOnWrongTypes() {
         let compressedPing: [UInt8] = [0, 0, 0, 12, 0x12, 0x01, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0]
         let idempotentResponse: [UInt8] = [0, 0, 0, 12, 0x02, 0x08, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0]
+        let tracedResponse: [UInt8] = [0, 0, 0, 12, 0x02, 0x02, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0]
+        let tracedCancel: [UInt8] = [0, 0, 0, 12, 0x04, 0x02, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0]
         #expect(throws: WireError.flagNotAllowed) { try Self.decodeAll(compressedPing) }
         #expect(throws: WireError.flagNotAllowed) { try Self.decodeAll(idempotentResponse) }
+        #expect(throws: WireError.flagNotAllowed) { try Self.decodeAll(tracedResponse) }
+        #expect(throws: WireError.flagNotAllowed) { try Self.decodeAll(tracedCancel) }
     }
 
     @Test("a frame truncated at end of stream yields nothing and no crash")

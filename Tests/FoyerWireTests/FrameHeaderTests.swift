@@ -38,12 +38,14 @@ struct FrameHeaderTests {
         #expect(defined == [0x01, 0x02, 0x03, 0x04, 0x10, 0x11, 0x12, 0x13, 0x14])
     }
 
-    @Test("the preface is FOYR, major 1, minor 0")
+    @Test("the preface is FOYR, major 1, minor 1; a minor-0 preface is read as well")
     func prefaceBytes() throws {
         var buffer = ByteBuffer()
         Preface.current.encode(into: &buffer)
-        #expect(Array(buffer.readableBytesView) == [0x46, 0x4F, 0x59, 0x52, 0, 1, 0, 0])
-        #expect(try Preface.read(from: &buffer) == Preface(major: 1, minor: 0))
+        #expect(Array(buffer.readableBytesView) == [0x46, 0x4F, 0x59, 0x52, 0, 1, 0, 1])
+        #expect(try Preface.read(from: &buffer) == Preface(major: 1, minor: 1))
+        var old = ByteBuffer(bytes: [0x46, 0x4F, 0x59, 0x52, 0, 1, 0, 0])
+        #expect(try Preface.read(from: &old) == Preface(major: 1, minor: 0))
     }
 
     @Test("status classes decide retries")

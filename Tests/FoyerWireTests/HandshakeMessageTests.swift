@@ -25,22 +25,45 @@ struct HandshakeMessageTests {
         }
     }
 
-    @Test("HELLO_ACK round-trips with and without a proof")
+    @Test("HELLO_ACK round-trips with and without a proof, and with and without features (1.1)")
     func helloAckRoundTrip() throws {
         var serverProof = Self.proof
         serverProof.timestampMilliseconds = 0
         for proof in [nil, serverProof] {
-            let ack = HelloAck(
-                frameLengthMax: 1 << 20,
-                maxInFlight: 64,
-                compression: [],
-                compressionThreshold: 512,
-                idleTimeoutMilliseconds: 300_000,
-                serverName: "identity",
-                proof: proof
-            )
-            #expect(try HelloAck(decoding: ack.encoded()) == ack)
+            for features in [nil, HelloFeatures.traceContext, HelloFeatures(rawValue: 0x81)] {
+                let ack = HelloAck(
+                    frameLengthMax: 1 << 20,
+                    maxInFlight: 64,
+                    compression: [],
+                    compressionThreshold: 512,
+                    idleTimeoutMilliseconds: 300_000,
+                    serverName: "identity",
+                    proof: proof,
+                    features: features
+                )
+                #expect(try HelloAck(decoding: ack.encoded()) == ack)
+                // The features byte is the body's last: a 1.0 ack is the 1.1 one without it.
+                var old = ack
+                old.features = nil
+                let length = old.encoded().readableBytes + (features == nil ? 0 : 1)
+                #expect(ack.encoded().readableBytes == length)
+            }
         }
+    }
+
+    @Test("a HELLO_ACK with a features byte and anything after it is refused")
+    func ackFeaturesThenTrailingBytes() {
+        var body = HelloAck(
+            frameLengthMax: 1 << 20,
+            maxInFlight: 64,
+            compression: [],
+            compressionThreshold: 512,
+            idleTimeoutMilliseconds: 300_000,
+            serverName: "identity",
+            features: .traceContext
+        ).encoded()
+        body.writeInteger(UInt8(0))
+        #expect(throws: WireError.trailingBytes) { try HelloAck(decoding: body) }
     }
 
     @Test("every truncation of a HELLO is refused, never a crash")

@@ -3,8 +3,8 @@ import FoyerWire
 import NIOCore
 
 /// The `frames` target: feeds arbitrary bytes to the frame decoder (server side, preface first, then client side),
-/// every decoded frame's body to the control-body decoders and both LZ4 decompressors (Swift and liblz4), and the
-/// input itself to the body decoders.
+/// every decoded frame's body to the control-body decoders and both LZ4 decompressors (Swift and liblz4), a traced
+/// request's trace context (protocol 1.1) to its decoder, and the input itself to the body decoders.
 ///
 /// Whatever the input, decoding must end in a value or a `WireError`: never a crash, a hang, or an allocation
 /// sized by the input beyond the limits.
@@ -15,7 +15,8 @@ enum FrameFuzzing {
 
     static let target = FuzzTarget(
         name: "frames",
-        summary: "frame decoder, control bodies (Hello, HelloAck, Error, GoAway, Health), LZ4 body decompression",
+        summary:
+            "frame decoder, control bodies (Hello, HelloAck, Error, GoAway, Health), trace context, LZ4 body decompression",
         run: { run(ByteBuffer(bytes: $0)) },
         seeds: { FuzzSeeds.frames }
     )
@@ -34,6 +35,14 @@ enum FrameFuzzing {
 
     static func exercise(_ frame: Frame) {
         let allocator = ByteBufferAllocator()
+        var frame = frame
+        if let (stripped, context) = try? frame.removingTraceContext(negotiated: true), let context {
+            // The context read back in front of the rest must give the frame as it came.
+            guard stripped.addingTraceContext(context, allocator: allocator) == frame else {
+                FuzzTarget.violated("frames", "a trace context does not re-encode to the bytes it was read from")
+            }
+            frame = stripped
+        }
         for codec in codecs {
             if let expanded = try? frame.decompressed(
                 compressionNegotiated: true,

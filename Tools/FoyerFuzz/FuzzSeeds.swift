@@ -38,7 +38,8 @@ enum FuzzSeeds {
         }
     }
 
-    /// Frames as a client sends them (preface, then requests, one compressed) and as a server answers.
+    /// Frames as a client sends them (preface, then requests, one idempotent, one traced) and as a server answers
+    /// (a HELLO_ACK with features first).
     static var frames: [(name: String, bytes: [UInt8])] {
         let encoder = FrameEncoder()
         var client = ByteBuffer()
@@ -48,8 +49,28 @@ enum FuzzSeeds {
             data: .request(id: 2, method: 0x0501, idempotent: true, body: ByteBuffer(string: "x")),
             out: &client
         )
+        let trace = TraceContext(
+            traceID: Array(1...16),
+            parentID: Array(17...24),
+            traceFlags: 1
+        )
+        encoder.encode(
+            data: Frame.request(id: 4, method: 0x0502, body: ByteBuffer(string: "y"))
+                .addingTraceContext(trace, allocator: ByteBufferAllocator()),
+            out: &client
+        )
         encoder.encode(data: .ping(id: 3), out: &client)
         var server = ByteBuffer()
+        let ack = HelloAck(
+            frameLengthMax: 1 << 20,
+            maxInFlight: 512,
+            compression: .lz4,
+            compressionThreshold: 512,
+            idleTimeoutMilliseconds: 300_000,
+            serverName: "gateway",
+            features: .traceContext
+        )
+        encoder.encode(data: Frame(header: FrameHeader(type: .helloAck), body: ack.encoded()), out: &server)
         let health = HealthStatus(service: "identity", state: .serving, uptimeMilliseconds: 1)
         encoder.encode(data: .response(id: 1, body: health.encoded()), out: &server)
         encoder.encode(data: .error(id: 2, status: .notFound, body: ByteBuffer()), out: &server)

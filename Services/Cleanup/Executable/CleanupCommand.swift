@@ -86,7 +86,7 @@ struct CleanupCommand: AsyncParsableCommand {
             logger: startup.logger
         )
         try await ServiceRunner.run(
-            services: startup.withMetricsEndpoint(startup.withCertificateReload(service.services)),
+            services: startup.withTelemetry(startup.withCertificateReload(service.services)),
             logger: startup.logger,
             thenClose: service.close
         )

@@ -203,7 +203,7 @@ struct GatewayCommand: AsyncParsableCommand {
             )
         }
         try await ServiceRunner.run(
-            services: startup.withMetricsEndpoint(startup.withCertificateReload(services, also: reloadables)),
+            services: startup.withTelemetry(startup.withCertificateReload(services, also: reloadables)),
             logger: startup.logger
         )
     }

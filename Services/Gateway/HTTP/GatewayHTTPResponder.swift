@@ -8,7 +8,7 @@ import Logging
 import NIOCore
 
 /// Answers every HTTP request: CORS, the fixed paths (well-known, health, OpenAPI), then the operation table; and
-/// records each in the edge's metrics (``HTTPEdgeMetrics``).
+/// records each in the edge's metrics (``HTTPEdgeMetrics``), inside a server span (``HTTPEdgeTracing``).
 struct GatewayHTTPResponder: HTTPResponder {
     let gateway: GatewayService
     let configuration: GatewayHTTPConfiguration
@@ -22,11 +22,17 @@ struct GatewayHTTPResponder: HTTPResponder {
     let readinessChecks = SingleFlight<Int, Bool>()
     /// The request counts and durations, made once with the listener.
     let metrics = HTTPEdgeMetrics()
+    /// The request spans, with the tracer the process had when the listener was set up.
+    let tracing = HTTPEdgeTracing()
 
     func respond(to request: Request, context: GatewayHTTPContext) async throws -> Response {
         let started = ContinuousClock.now
-        var route = HTTPEdgeMetrics.otherRoute
-        let response = await respond(to: request, context: context, route: &route)
+        let (response, route) = await tracing.withServerSpan(method: request.method.rawValue, headers: request.headers)
+        {
+            var route = HTTPEdgeMetrics.otherRoute
+            let response = await respond(to: request, context: context, route: &route)
+            return (response, route)
+        }
         metrics.answered(
             route: route,
             method: request.method.rawValue,

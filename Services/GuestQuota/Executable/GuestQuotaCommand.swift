@@ -58,7 +58,7 @@ struct GuestQuotaCommand: AsyncParsableCommand {
         )
         // The flush loop first: the group stops services in reverse order, so it flushes after the server drained.
         try await ServiceRunner.run(
-            services: startup.withMetricsEndpoint(startup.withCertificateReload([denialFlush, service.server])),
+            services: startup.withTelemetry(startup.withCertificateReload([denialFlush, service.server])),
             logger: startup.logger,
             thenClose: service.close
         )

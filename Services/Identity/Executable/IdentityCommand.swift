@@ -89,7 +89,7 @@ struct IdentityCommand: AsyncParsableCommand {
             startup.logger.info("published keys written", metadata: ["jwks.file": "\(path)"])
         }
         try await ServiceRunner.run(
-            services: startup.withMetricsEndpoint(
+            services: startup.withTelemetry(
                 startup.withCertificateReload([service.server] + service.backgroundServices)
             ),
             logger: startup.logger,

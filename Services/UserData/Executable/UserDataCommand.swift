@@ -55,7 +55,7 @@ struct UserDataCommand: AsyncParsableCommand {
             logger: startup.logger
         )
         try await ServiceRunner.run(
-            services: startup.withMetricsEndpoint(startup.withCertificateReload([service.server])),
+            services: startup.withTelemetry(startup.withCertificateReload([service.server])),
             logger: startup.logger,
             thenClose: service.close
         )
