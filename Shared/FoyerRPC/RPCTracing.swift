@@ -15,12 +15,18 @@ public import Tracing
 /// a status of the outcome-unknown class (`internal` among them), unset otherwise: a refusal is an answer.
 ///
 /// With the process's tracer left as swift-distributed-tracing's `NoOpTracer` (nothing bootstrapped: the default),
-/// tracing is off: no span is made, nothing is added to the wire, and a server announces no features.
+/// tracing is off: no span is made, nothing is added to the wire, and a server announces no features; nor does a
+/// server that does not continue its callers' contexts (``continuesCallerContext``).
 public struct RPCTracing: Sendable {
     /// The tracer; `nil` when tracing is off.
     let tracer: (any Tracer)?
     /// Names a status for `rpc.foyer.status`, as ``RPCMetrics/statusName`` does.
     let statusName: @Sendable (RPCStatus) -> String
+    /// Whether a server continues the trace contexts its callers send (and announces that it accepts them). Default
+    /// true, for listeners whose callers are the cluster's own services. A listener that faces apps sets it false:
+    /// an untrusted caller's context would choose the trace id and, through its sampled flag, which requests a
+    /// parent-based sampler records. Its calls then start root spans.
+    public var continuesCallerContext = true
 
     /// Traces through `tracer`; a `NoOpTracer` turns tracing off.
     public init(

@@ -138,10 +138,11 @@ final class ServerConnection: Sendable {
         )
     }
 
-    /// The features to announce in HELLO_ACK: trace context when tracing is on and the client's preface says 1.1 or
+    /// The features to announce in HELLO_ACK: trace context when tracing is on, the server continues its callers'
+    /// contexts, and the client's preface says 1.1 or
     /// later (an older client would refuse the extra byte); none otherwise, and then the ack is 1.0's.
     private func features(for channel: any Channel) async throws -> HelloFeatures {
-        guard server.tracing.isEnabled else { return [] }
+        guard server.tracing.isEnabled, server.tracing.continuesCallerContext else { return [] }
         let minor = try await channel.eventLoop.submit {
             try channel.pipeline.syncOperations.handler(type: FrameReader.self).prefaceMinor
         }.get()

@@ -36,6 +36,9 @@ public struct ServiceStartup: Sendable {
     public let upstreamTLS: RPCClientTLS?
     /// The clock to give the service's configuration (see ``ServiceClock``).
     public let now: @Sendable () -> Date
+    /// Whether the service faces apps (the gateway): its listener asks for no client certificate and does not
+    /// continue its callers' trace contexts.
+    public let clientFacing: Bool
     /// The Prometheus endpoint (`--metrics-port`) serving the process's metrics; `nil` without the option. Added to
     /// the process's services by ``withTelemetry(_:)``.
     public let metricsServer: MetricsServer?
@@ -65,6 +68,7 @@ public struct ServiceStartup: Sendable {
         let resolved = try options.resolvedTLS()
         var tls = resolved
         if clientFacing { tls?.clientCAPath = nil }
+        self.clientFacing = clientFacing
         self.tls = tls
         do {
             self.tlsContext = try tls?.makeServerContext()
@@ -146,7 +150,10 @@ public struct ServiceStartup: Sendable {
         configuration.tls = tlsContext
         configuration.compressionCodec = .liblz4
         configuration.metrics = Self.rpcMetrics
-        configuration.tracing = Self.rpcTracing
+        var tracing = Self.rpcTracing
+        // Apps' trace contexts are not trusted (`RPCTracing.continuesCallerContext`); the gateway may opt in.
+        tracing.continuesCallerContext = !clientFacing
+        configuration.tracing = tracing
         return configuration
     }
 

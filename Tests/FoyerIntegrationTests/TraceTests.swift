@@ -10,19 +10,24 @@ import FoundationNetworking
 
 /// Traces from the real executables (`FOYER_OTLP_ENDPOINT`), sent over OTLP/HTTP to a small collector in Python
 /// (Tests/http/otlp_receiver.py, which decodes them with `opentelemetry-proto`): a request is one trace across the
-/// gateway and the services it calls, an app backend's `traceparent` continues into the stack, and no span carries a
+/// gateway and the services it calls, an app backend's `traceparent` continues into the stack when the gateway is
+/// started with `FOYER_CONTINUE_CLIENT_TRACES` (and is ignored otherwise), and no span carries a
 /// uid or an email.
 @Suite("Traces of the real executables (SQLite)")
 struct TraceTests {
     private static let repository = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    @Test("a sign-in is one trace from the gateway through identity and guest-quota; traceparent continues; no PII")
-    func requestsAreTraces() async throws {
+    @Test(
+        "a sign-in is one trace from the gateway through identity and guest-quota; traceparent continues only when the gateway is told to; no PII",
+        arguments: [true, false]
+    )
+    func requestsAreTraces(continuesClientTraces: Bool) async throws {
         let collector = OTLPCollector(script: Self.repository.appendingPathComponent("Tests/http/otlp_receiver.py"))
         let endpoint = "http://127.0.0.1:\(try await collector.start())"
         var options = RunningStackOptions(gatewayHTTP: true)
         for service in StackService.allCases { options.environment[service] = ["FOYER_OTLP_ENDPOINT": endpoint] }
+        if continuesClientTraces { options.environment[.gateway]?["FOYER_CONTINUE_CLIENT_TRACES"] = "1" }
         let email = uniqueEmail("traces")
         let traceID = W3CIDs.hex(byteCount: 16)
         let parentID = W3CIDs.hex(byteCount: 8)
@@ -59,14 +64,20 @@ struct TraceTests {
             #expect(server.attributes["rpc.foyer.status"] == "ok")
         }
 
-        // ...the HTTP call continues the backend's trace
+        // ...the HTTP call continues the backend's trace if the gateway trusts its callers' contexts, and is a trace
+        // of its own otherwise
         let http = try #require(
-            spans.first { $0.traceId == traceID && $0.kind == OTLPSpan.server && $0.service == "gateway" }
+            spans.first { $0.name == "POST /v1/guests" && $0.kind == OTLPSpan.server && $0.service == "gateway" }
         )
-        #expect(http.name == "POST /v1/guests" && http.parentSpanId == parentID)
         #expect(http.attributes["http.route"] == "/v1/guests" && http.attributes["http.response.status_code"] == "201")
-        let continued = spans.filter { $0.traceId == traceID }
-        #expect(continued.contains { $0.service == "identity" && $0.kind == OTLPSpan.server })
+        if continuesClientTraces {
+            #expect(http.traceId == traceID && http.parentSpanId == parentID)
+            let continued = spans.filter { $0.traceId == traceID }
+            #expect(continued.contains { $0.service == "identity" && $0.kind == OTLPSpan.server })
+        } else {
+            #expect(http.traceId != traceID && http.parentSpanId.isEmpty)
+            #expect(!spans.contains { $0.traceId == traceID })
+        }
 
         // ...and nothing names the users
         let secrets = uids + [email]

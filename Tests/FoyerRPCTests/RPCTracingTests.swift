@@ -143,9 +143,11 @@ struct RPCTracingTests {
 
     @Test("HELLO_ACK: features for a 1.1 client of a tracing server; the 1.0 form for a 1.0 client or without tracing")
     func handshakeForms() async throws {
-        func ack(tracing: Bool, minor: UInt16) async throws -> HelloAck {
+        func ack(tracing: Bool, minor: UInt16, continuesCallerContext: Bool = true) async throws -> HelloAck {
             var configuration = testServerConfiguration(secret: nil)
-            configuration.tracing = RPCTracing(tracer: tracing ? W3CTestTracer() : NoOpTracer())
+            var rpcTracing = RPCTracing(tracer: tracing ? W3CTestTracer() : NoOpTracer())
+            rpcTracing.continuesCallerContext = continuesCallerContext
+            configuration.tracing = rpcTracing
             return try await withRPCServer(configuration) { _, port in
                 let peer = try await RawPeer.connect(port: port)
                 try await peer.sendPrefaceAndHello(
@@ -161,6 +163,8 @@ struct RPCTracingTests {
         #expect(try await ack(tracing: true, minor: 7).features == .traceContext)
         #expect(try await ack(tracing: true, minor: 0).features == nil)
         #expect(try await ack(tracing: false, minor: 1).features == nil)
+        // A listener facing apps traces, but does not take its callers' contexts.
+        #expect(try await ack(tracing: true, minor: 1, continuesCallerContext: false).features == nil)
     }
 
     @Test("a trace context the connection did not agree on, or a malformed one, is GOAWAY protocol-error")

@@ -123,6 +123,16 @@ struct GatewayCommand: AsyncParsableCommand {
 
     @Flag(
         help: """
+            Continue the trace contexts callers send (an HTTP traceparent header; the binary protocol's trace \
+            context) instead of starting each request's trace afresh. Only when the callers are trusted, such as an \
+            app's own backend: a caller's context picks the trace id and whether the request is sampled. \
+            (env: FOYER_CONTINUE_CLIENT_TRACES=1)
+            """
+    )
+    var continueClientTraces = false
+
+    @Flag(
+        help: """
             LOAD TESTS ONLY: let guest sign-ins name the source address that sign-up admission counts, so one \
             load generator can act as many clients. Never in production. (env: FOYER_LOAD_TEST_SOURCES=1)
             """
@@ -164,6 +174,8 @@ struct GatewayCommand: AsyncParsableCommand {
         try applyLimits(to: &configuration, settings)
         var server = startup.serverConfiguration()
         server.clusterSecret = nil
+        let continuesClientTraces = settings.isOn(continueClientTraces, "FOYER_CONTINUE_CLIENT_TRACES")
+        server.tracing?.continuesCallerContext = continuesClientTraces
         if let list = try settings.value(trustedProxies, .text("--trusted-proxies", "FOYER_TRUSTED_PROXIES")) {
             do {
                 server.trustedProxies = try TrustedProxies(parsing: list)
@@ -184,6 +196,7 @@ struct GatewayCommand: AsyncParsableCommand {
         if var http = try httpConfiguration(startup, settings) {
             http.trustedProxies = server.trustedProxies
             http.tls = startup.tls
+            http.continuesTraceparent = continuesClientTraces
             let httpServer = try GatewayHTTPServer(gateway: gateway, configuration: http, logger: startup.logger)
             services.append(httpServer)
             if let certificate = httpServer.certificate { reloadables.append(("http", certificate.reload)) }

@@ -44,6 +44,9 @@ public struct GatewayHTTPConfiguration: Sendable {
     /// The files are read when the listener is made (`GatewayHTTPServer.init` throws if they cannot be used) and again
     /// on each reload of `GatewayHTTPServer.certificate`, whose pair every new connection takes.
     public var tls: TLSSettings?
+    /// Whether a request's `traceparent` continues into the gateway's spans (`--continue-client-traces`). Default
+    /// false: only for a gateway whose HTTP callers are trusted (an app's own backend).
+    public var continuesTraceparent = false
     /// How long clients may cache the JWKS: bounded by the gateway's published key-set lifetime.
     public var jwksMaxAgeSeconds = 300
 

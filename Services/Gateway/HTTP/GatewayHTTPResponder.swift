@@ -23,7 +23,7 @@ struct GatewayHTTPResponder: HTTPResponder {
     /// The request counts and durations, made once with the listener.
     let metrics = HTTPEdgeMetrics()
     /// The request spans, with the tracer the process had when the listener was set up.
-    let tracing = HTTPEdgeTracing()
+    let tracing: HTTPEdgeTracing
 
     func respond(to request: Request, context: GatewayHTTPContext) async throws -> Response {
         let started = ContinuousClock.now

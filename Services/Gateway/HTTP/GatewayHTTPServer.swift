@@ -44,7 +44,8 @@ public final class GatewayHTTPServer: Service, Sendable {
                 configuration: configuration,
                 logger: logger,
                 proxiedClients: clients,
-                files: ServedFiles(configuration)
+                files: ServedFiles(configuration),
+                tracing: HTTPEdgeTracing(continuesTraceparent: configuration.continuesTraceparent)
             ),
             host: configuration.host,
             port: configuration.port,

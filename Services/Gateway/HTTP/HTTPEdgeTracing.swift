@@ -2,9 +2,10 @@ import Hummingbird
 import Tracing
 
 /// The HTTP edge's spans, through the process's tracer (the executable bootstraps one with `--otlp-endpoint`; a
-/// no-op otherwise, and then nothing is done at all): one server span per request, the child of the W3C trace context
-/// in the request's `traceparent` header if it has a valid one (an app backend's trace goes on here), a root
-/// otherwise. Its context is the `ServiceContext` of the handler's task, so the gateway's calls to the services are
+/// no-op otherwise, and then nothing is done at all): one server span per request, a root, or with
+/// `continuesTraceparent` the child of the W3C trace context in the request's `traceparent` header if it has a valid
+/// one (an app backend's trace goes on here). Off by default: a caller's context would choose the trace id and,
+/// through its sampled flag, which requests a parent-based sampler records. Its context is the `ServiceContext` of the handler's task, so the gateway's calls to the services are
 /// its children.
 ///
 /// The span is named `<method> <route>` (`PUT /v1/documents/{collection}/{key}`), the route as the metrics name it
@@ -16,10 +17,12 @@ struct HTTPEdgeTracing: Sendable {
     /// Methods named as they are; any other is `other` (a client chooses it, so it is no name for a span).
     private static let methods: Set<String> = ["GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"]
     private let tracer: (any Tracer)?
+    private let continuesTraceparent: Bool
 
     /// Traces through `tracer` (default: the process's, as it is when the listener is set up).
-    init(tracer: any Tracer = InstrumentationSystem.tracer) {
+    init(tracer: any Tracer = InstrumentationSystem.tracer, continuesTraceparent: Bool) {
         self.tracer = tracer is NoOpTracer ? nil : tracer
+        self.continuesTraceparent = continuesTraceparent
     }
 
     /// Runs `body`, which answers the request and names its route, inside the request's server span.
@@ -31,7 +34,7 @@ struct HTTPEdgeTracing: Sendable {
         guard let tracer else { return await body() }
         let method = Self.methods.contains(method) ? method : HTTPEdgeMetrics.otherRoute
         var parent = ServiceContext.topLevel
-        tracer.extract(headers, into: &parent, using: HTTPFieldsExtractor())
+        if continuesTraceparent { tracer.extract(headers, into: &parent, using: HTTPFieldsExtractor()) }
         let span = tracer.startSpan("\(method) \(HTTPEdgeMetrics.otherRoute)", context: parent, ofKind: .server)
         let (response, route) = await ServiceContext.withValue(span.context) { await body() }
         span.operationName = "\(method) \(route)"
