@@ -213,7 +213,8 @@ let package = Package(
             name: "FoyerIdentity",
             dependencies: storeService + [
                 // FoyerAccountOps for its test-only fault points (FaultPoint), shared with the gateway and cleanup.
-                "FoyerAccessTokens", "FoyerAccountOps", serviceLifecycle, nioPosix,
+                // swift-crypto for the ES256 client secret of Sign in with Apple (FoyerCrypto signs only Ed25519).
+                "FoyerAccessTokens", "FoyerAccountOps", serviceLifecycle, nioPosix, swiftCrypto,
                 .product(name: "NIOTLS", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             path: "Services/Identity/Library",
@@ -334,6 +335,7 @@ let package = Package(
             name: "FoyerCLI",
             dependencies: [
                 "FoyerClient",
+                "FoyerJSON",
                 "FoyerLoad",
                 "FoyerAPI",
                 "FoyerRPC",
@@ -544,6 +546,7 @@ let package = Package(
                 "FoyerStackProcesses",
                 "FoyerClient",
                 "FoyerAPI",
+                "FoyerJSON",
                 "FoyerRPC",
                 "FoyerCrypto",
                 "FoyerStorage",

@@ -1,12 +1,16 @@
 /// The claims of Foyer's access tokens. The header is `{"alg":"EdDSA","kid":…,"typ":"at+jwt"}`; the `typ`
 /// (RFC 9068) keeps access tokens apart from every other JWT, so an ID token or a token of another kind signed
 /// by the same key is never taken for one.
+///
+/// `plan` and `roles` let an app's backend authorise without calling Foyer: the user's plan (as guest-quota
+/// applies it) and its app-defined roles (RFC 9068 §7.2.1.1), as they were when the token was minted. Tokens
+/// minted before they existed lack them: they read as no plan and no roles.
 public struct AccessTokenClaims: Codable, Sendable, Equatable {
     public static let type = "at+jwt"
 
     private enum CodingKeys: String, CodingKey {
         case subject = "sub", isAnonymous = "is_anonymous", sessionID = "sid", issuer = "iss", audience = "aud"
-        case issuedAt = "iat", expiresAt = "exp"
+        case issuedAt = "iat", expiresAt = "exp", plan, roles
     }
 
     public var subject: String
@@ -17,6 +21,10 @@ public struct AccessTokenClaims: Codable, Sendable, Equatable {
     public var audience: [String]
     public var issuedAt: Int64
     public var expiresAt: Int64
+    /// The user's plan; nil only in a token minted before plans were named in tokens.
+    public var plan: String?
+    /// The user's app-defined roles, sorted; empty when it has none.
+    public var roles: [String]
 
     public init(
         subject: String,
@@ -25,7 +33,9 @@ public struct AccessTokenClaims: Codable, Sendable, Equatable {
         issuer: String,
         audience: String,
         issuedAt: Int64,
-        expiresAt: Int64
+        expiresAt: Int64,
+        plan: String? = nil,
+        roles: [String] = []
     ) {
         self.subject = subject
         self.isAnonymous = isAnonymous
@@ -34,6 +44,8 @@ public struct AccessTokenClaims: Codable, Sendable, Equatable {
         self.audience = [audience]
         self.issuedAt = issuedAt
         self.expiresAt = expiresAt
+        self.plan = plan
+        self.roles = roles
     }
 
     public init(from decoder: any Decoder) throws {
@@ -49,6 +61,8 @@ public struct AccessTokenClaims: Codable, Sendable, Equatable {
         }
         issuedAt = try container.decode(Int64.self, forKey: .issuedAt)
         expiresAt = try container.decode(Int64.self, forKey: .expiresAt)
+        plan = try container.decodeIfPresent(String.self, forKey: .plan)
+        roles = try container.decodeIfPresent([String].self, forKey: .roles) ?? []
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -64,5 +78,7 @@ public struct AccessTokenClaims: Codable, Sendable, Equatable {
         }
         try container.encode(issuedAt, forKey: .issuedAt)
         try container.encode(expiresAt, forKey: .expiresAt)
+        try container.encodeIfPresent(plan, forKey: .plan)
+        try container.encode(roles, forKey: .roles)
     }
 }

@@ -36,7 +36,10 @@ public struct AccountOperations: Sendable {
     ///    deletion only goes forward (the point of no return);
     /// 2. the deletion is recorded (a pseudonymous id, the reason, the time);
     /// 3. user-data deletes every document; 4. guest-quota deletes the counters;
-    /// 5. identity `finishDelete` removes the user itself.
+    /// 5. identity `revokeAppleTokens` revokes at Apple the Sign in with Apple token it kept for the user, if any
+    ///    (`apple-unavailable` fails the run, which a retry or cleanup's recovery finishes later);
+    /// 6. identity `finishDeleteWithReason` removes the user itself, writing its `user.deleted` event with `reason`
+    ///    (the batch form, `finishDeleteBatch`, has identity infer the reason from the operation ids).
     ///
     /// - Parameter idleBeforeMilliseconds: for the inactivity clean-up: identity refuses (`guest-still-active`)
     ///   unless the user is still an idle guest at step 1, so a guest that links meanwhile is never swept.
@@ -57,7 +60,7 @@ public struct AccountOperations: Sendable {
         return try await finishDeletion(uid: uid, operationID: operationID, reason: reason, options: options)
     }
 
-    /// Steps 2–5 of `deleteEverything`, for a user already past `beginDelete` (cleanup's recovery).
+    /// Steps 2–6 of `deleteEverything`, for a user already past `beginDelete` (cleanup's recovery).
     public func finishDeletion(
         uid: String,
         operationID: String,
@@ -74,15 +77,19 @@ public struct AccountOperations: Sendable {
         FaultPoint.deleteAfterUserData.reached()
         _ = try await guestQuota.call(GuestQuotaMethods.deleteAll, QuotaDeleteAllRequest(uid: uid), options: options)
         FaultPoint.deleteAfterGuestQuota.reached()
+        let apple = try await revokeAppleTokens([uid], options: options)
         _ = try await identity.call(
-            IdentityMethods.finishDelete,
-            IdentityOperationRequest(uid: uid, operationID: operationID),
+            IdentityMethods.finishDeleteWithReason,
+            FinishDeleteRequest(uid: uid, operationID: operationID, reason: reason),
             options: options
         )
         FaultPoint.deleteAfterFinishDelete.reached()
         logger.info(
             "account deleted",
-            metadata: ["user.uid": "\(uid)", "operation.id": "\(operationID)", "deletion.reason": "\(reason)"]
+            metadata: [
+                "user.uid": "\(uid)", "operation.id": "\(operationID)", "deletion.reason": "\(reason)",
+                "apple.token": "\(apple[0])",
+            ]
         )
         return documents.deleted
     }
@@ -145,6 +152,7 @@ public struct AccountOperations: Sendable {
             options: options
         )
         FaultPoint.deleteAfterGuestQuota.reached()
+        let apple = try await revokeAppleTokens(uids, options: options)
         let finished = try await Self.callBatch(
             identity,
             IdentityMethods.finishDeleteBatch,
@@ -163,7 +171,7 @@ public struct AccountOperations: Sendable {
             "accounts deleted",
             metadata: [
                 "batch.size": "\(users.count)", "batch.deleted": "\(finishRefusals.count { $0 == nil })",
-                "deletion.reason": "\(reason)",
+                "deletion.reason": "\(reason)", "apple.tokens_revoked": "\(apple.count { $0 == .revoked })",
             ]
         )
         return users.indices.map { index in
@@ -171,6 +179,21 @@ public struct AccountOperations: Sendable {
             return deleted[users[index].uid]
                 ?? .failure(RPCError(.internal, "lost track of a user in a batch deletion"))
         }
+    }
+
+    /// Identity's `revokeAppleTokens` for `uids`: what became of each one's Sign in with Apple token (`revoked`, or
+    /// `none` / `notObtained` when there was none to revoke).
+    private func revokeAppleTokens(
+        _ uids: [String],
+        options: CallOptions
+    ) async throws -> [AppleTokenRevocation.Outcome] {
+        try await Self.callBatch(
+            identity,
+            IdentityMethods.revokeAppleTokens,
+            uids.map(IdentityUserRequest.init(uid:)),
+            service: "identity",
+            options: options
+        ).map(\.outcome)
     }
 
     /// Calls a batch method of `service` with `elements` and checks that the answer has one element per request
@@ -198,7 +221,9 @@ public struct AccountOperations: Sendable {
     ///
     /// 1. identity `beginMerge`: the guest goes to `merging(into: account)` and its sessions are revoked;
     /// 2. user-data moves the guest's documents under `policy`; 3. guest-quota adds the guest's usage to the
-    ///    account's; 4. the deletion is recorded (reason `merge`); 5. identity `finishMerge` deletes the guest.
+    ///    account's; 4. the deletion is recorded (reason `merge`); 5. identity `revokeAppleTokens` for the guest (a
+    ///    guest has no Apple token, so this finds none); 6. identity `finishMergeWithReport` deletes the guest,
+    ///    writing its `user.merged` event with the report's totals.
     public func mergeGuest(
         guest: String,
         into account: String,
@@ -221,7 +246,7 @@ public struct AccountOperations: Sendable {
         )
     }
 
-    /// Steps 2–5 of `mergeGuest`, for a guest already in `merging` (cleanup's recovery).
+    /// Steps 2–6 of `mergeGuest`, for a guest already in `merging` (cleanup's recovery).
     public func finishMerge(
         guest: String,
         into account: String,
@@ -245,9 +270,10 @@ public struct AccountOperations: Sendable {
         // never a deletion without its record.
         try await recorder.recordDeletion(uid: guest, operationID: operationID, reason: .merge, options: options)
         FaultPoint.mergeAfterRecord.reached()
+        _ = try await revokeAppleTokens([guest], options: options)
         _ = try await identity.call(
-            IdentityMethods.finishMerge,
-            IdentityOperationRequest(uid: guest, operationID: operationID),
+            IdentityMethods.finishMergeWithReport,
+            FinishMergeRequest(uid: guest, operationID: operationID, report: report),
             options: options
         )
         FaultPoint.mergeAfterFinishMerge.reached()

@@ -1,5 +1,5 @@
 public import Foundation
-import FoyerJSON
+public import FoyerJSON
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -36,7 +36,12 @@ public final class FoyerAdminClient: Sendable {
 
     /// Sends `verb` to `path` (below the base address, with its query) with `body`'s members as a JSON object, and
     /// answers the JSON text of a 2xx answer.
-    public func call(_ verb: String, _ path: String, body: [String: String]? = nil) async throws(FoyerError) -> [UInt8]
+    public func call(
+        _ verb: String,
+        _ path: String,
+        body: [String: JSONValue]? = nil
+    ) async throws(FoyerError)
+        -> [UInt8]
     {
         guard let url = URL(string: baseURL + path) else { throw .invalidInput("'\(baseURL + path)' is not a URL") }
         var request = URLRequest(url: url)
@@ -44,7 +49,7 @@ public final class FoyerAdminClient: Sendable {
         request.setValue("application/json", forHTTPHeaderField: "Accept")
         request.setValue("Bearer \(key)", forHTTPHeaderField: "Authorization")
         if let body {
-            request.httpBody = Data(JSONValue.object(body.mapValues(JSONValue.string)).bytes)
+            request.httpBody = Data(JSONValue.object(body).bytes)
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         }
         let deadline = ContinuousClock.now + callTimeout

@@ -41,16 +41,27 @@ extension FoyerClient {
 
     /// Signs in with an Apple or Google ID token.
     ///
-    /// - Parameter rawNonce: the nonce before hashing (`IDTokenNonce.raw`); the ID token carries its SHA-256.
+    /// - Parameters:
+    ///   - rawNonce: the nonce before hashing (`IDTokenNonce.raw`); the ID token carries its SHA-256.
+    ///   - authorizationCode: Sign in with Apple's `authorizationCode` (UTF-8 text of the credential's data), which
+    ///     the server exchanges for a token it revokes when the account is deleted (App Store guideline 5.1.1(v)).
     @discardableResult
     public func signIn(
         provider: IdentityProvider,
         idToken: String,
-        rawNonce: String?
+        rawNonce: String?,
+        authorizationCode: String? = nil
     ) async throws(FoyerError)
         -> SessionTokens
     {
-        try await signIn(with: .idToken(provider: provider, idToken: idToken, rawNonce: rawNonce))
+        try await signIn(
+            with: .idToken(
+                provider: provider,
+                idToken: idToken,
+                rawNonce: rawNonce,
+                authorizationCode: authorizationCode
+            )
+        )
     }
 
     /// Asks for a passwordless email link.

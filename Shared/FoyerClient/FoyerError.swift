@@ -208,6 +208,14 @@ extension FoyerError {
     public static let userNotFound = status(IdentityStatus.userNotFound)
     public static let accountNotActive = status(IdentityStatus.accountNotActive)
     public static let outboxDisabled = status(IdentityStatus.outboxDisabled)
+    /// A deletion could not revoke the user's Sign in with Apple token yet (Apple unreachable): the account is
+    /// signed out everywhere and the deletion is finished later; sending the call again is safe.
+    public static let appleUnavailable = status(IdentityStatus.appleUnavailable)
+
+    // Account management
+    public static let recentSignInRequired = status(IdentityStatus.recentSignInRequired)
+    public static let lastCredential = status(IdentityStatus.lastCredential)
+    public static let credentialNotFound = status(IdentityStatus.credentialNotFound)
 
     // Quotas and admission
     public static let quotaExceeded = status(GuestQuotaStatus.quotaExceeded)

@@ -19,11 +19,14 @@ enum HTTPGatewayAnswer {
 
     private static func decodeShape(_ methodID: UInt16, _ json: JSONValue) throws(AnswerError) -> any WireMessage {
         switch methodID {
-        case GatewayMethods.guestSignIn.id, GatewayMethods.signIn.id, GatewayMethods.refresh.id:
+        case GatewayMethods.guestSignIn.id, GatewayMethods.signIn.id, GatewayMethods.refresh.id,
+            GatewayMethods.completePasswordReset.id, GatewayMethods.changePassword.id:
             return try session(json)
         case GatewayMethods.signOut.id:
             return SignOutResponse(accountDeleted: try json.bool("accountDeleted"))
-        case GatewayMethods.startEmailLink.id:
+        case GatewayMethods.startEmailLink.id, GatewayMethods.startPasswordReset.id,
+            GatewayMethods.signOutEverywhere.id, GatewayMethods.unlinkCredential.id,
+            GatewayMethods.startEmailChange.id, GatewayMethods.completeEmailChange.id:
             return Empty()
         case GatewayMethods.me.id:
             return MeResponse(user: try user(try json.member("user")), usage: try usage(try json.member("usage")))

@@ -111,6 +111,8 @@ struct HTTPGatewayRequest: Sendable, Equatable {
             )
         case (GatewayMethods.jwks.id, _):
             self.init("GET", "/.well-known/jwks.json")
+        case let (methodID, request) where Self.accountManagementMethods.contains(methodID):
+            try self.init(accountManagement: methodID, request)
         default:
             throw FoyerError(
                 status: .unimplemented,
@@ -140,10 +142,10 @@ struct HTTPGatewayRequest: Sendable, Equatable {
             return ["type": "password", "email": .string(email), "password": .string(password)]
         case .emailLink(let token, let verifier):
             return ["type": "emailLink", "token": .string(token), "verifier": .string(Base64URL.encode(verifier))]
-        case .idToken(let provider, let idToken, let rawNonce):
+        case .idToken(let provider, let idToken, let rawNonce, let code):
             return JSONValue.object([
                 "type": "idToken", "provider": .string(provider.description), "idToken": .string(idToken),
-                "rawNonce": JSONValue(rawNonce),
+                "rawNonce": JSONValue(rawNonce), "authorizationCode": JSONValue(code),
             ]).compacted
         }
     }

@@ -24,6 +24,13 @@ extension ServiceGenerators {
             MethodChecks(GatewayMethods.exportDocuments),
             MethodChecks(GatewayMethods.importDocuments),
             MethodChecks(GatewayMethods.jwks),
+            MethodChecks(GatewayMethods.startPasswordReset),
+            MethodChecks(GatewayMethods.completePasswordReset),
+            MethodChecks(GatewayMethods.changePassword),
+            MethodChecks(GatewayMethods.signOutEverywhere),
+            MethodChecks(GatewayMethods.unlinkCredential),
+            MethodChecks(GatewayMethods.startEmailChange),
+            MethodChecks(GatewayMethods.completeEmailChange),
         ],
         details: [RoundTripCheck(ConflictDetails.self), RoundTripCheck(QuotaExceededDetails.self)]
     )
@@ -37,7 +44,7 @@ extension WireValues {
     }
     mutating func pageSize() -> UInt64 { integer(in: 1...UInt64(UserDataLimits.pageSizeLimit)) }
 
-    /// Each kind of credential: password, email link, ID token with and without a nonce.
+    /// Each kind of credential: password, email link, ID token with and without a nonce and an authorization code.
     mutating func credential() -> Credential {
         switch integer(in: UInt8(0)...2) {
         case 0:
@@ -48,7 +55,12 @@ extension WireValues {
                 verifier: bytes(minBytes: 1, maxBytes: IdentityLimits.verifierByteCountMax)
             )
         default:
-            .idToken(provider: anyCase(of: IdentityProvider.self), idToken: idToken(), rawNonce: rawNonce())
+            .idToken(
+                provider: anyCase(of: IdentityProvider.self),
+                idToken: idToken(),
+                rawNonce: rawNonce(),
+                authorizationCode: authorizationCode()
+            )
         }
     }
 }

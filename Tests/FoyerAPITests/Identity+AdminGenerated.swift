@@ -9,8 +9,32 @@ extension FindUserRequest: Generated {
 
 extension AdminUserInfo: Generated {
     static func generate(_ values: inout WireValues) -> AdminUserInfo {
-        AdminUserInfo(user: values.message(), liveSessions: values.integer())
+        AdminUserInfo(
+            user: values.message(),
+            liveSessions: values.integer(),
+            roles: values.list(maxCount: IdentityLimits.rolesCountMax) { $0.grantName() }
+        )
     }
+}
+
+extension SetUserPlanRequest: Generated {
+    static func generate(_ values: inout WireValues) -> SetUserPlanRequest {
+        SetUserPlanRequest(uid: values.uid(), plan: values.grantName())
+    }
+}
+
+extension SetUserRolesRequest: Generated {
+    static func generate(_ values: inout WireValues) -> SetUserRolesRequest {
+        SetUserRolesRequest(
+            uid: values.uid(),
+            roles: values.list(maxCount: IdentityLimits.rolesCountMax) { $0.grantName() }
+        )
+    }
+}
+
+extension WireValues {
+    /// A plan or role name at the decoder's cap (the decoder checks only the length; identity checks the alphabet).
+    mutating func grantName() -> String { text(.collection, maxBytes: IdentityLimits.grantNameByteCountMax) }
 }
 
 extension UserCursor: Generated {

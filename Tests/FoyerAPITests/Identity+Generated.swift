@@ -41,6 +41,20 @@ extension ServiceGenerators {
             MethodChecks(IdentityMethods.beginAdminAction),
             MethodChecks(IdentityMethods.endAdminAction),
             MethodChecks(IdentityMethods.listAdminActions),
+            MethodChecks(IdentityMethods.startPasswordReset),
+            MethodChecks(IdentityMethods.completePasswordReset),
+            MethodChecks(IdentityMethods.changePassword),
+            MethodChecks(IdentityMethods.unlinkCredential),
+            MethodChecks(IdentityMethods.startEmailChange),
+            MethodChecks(IdentityMethods.completeEmailChange),
+            MethodChecks(IdentityMethods.revokeAppleTokens),
+            MethodChecks(IdentityMethods.setUserPlan),
+            MethodChecks(IdentityMethods.setUserRoles),
+            MethodChecks(IdentityMethods.listEvents),
+            MethodChecks(IdentityMethods.getEvent),
+            MethodChecks(IdentityMethods.replayEvent),
+            MethodChecks(IdentityMethods.finishMergeWithReport),
+            MethodChecks(IdentityMethods.finishDeleteWithReason),
         ],
         details: [RoundTripCheck(ConflictDetails.self)]
     )
@@ -58,6 +72,9 @@ extension WireValues {
     mutating func accessToken() -> String { text(.printableASCII, maxBytes: IdentityLimits.accessTokenByteCountMax) }
     mutating func idToken() -> String { text(.printableASCII, maxBytes: IdentityLimits.idTokenByteCountMax) }
     mutating func rawNonce() -> String? { optional { $0.text(maxBytes: IdentityLimits.rawNonceByteCountMax) } }
+    mutating func authorizationCode() -> String? {
+        optional { $0.text(minBytes: 1, maxBytes: IdentityLimits.authorizationCodeByteCountMax) }
+    }
     mutating func millisecondsSinceEpoch() -> UInt64 { integer() }
 }
 
@@ -270,8 +287,15 @@ extension ProviderSignInRequest: Generated {
         ProviderSignInRequest(
             provider: values.anyCase(of: IdentityProvider.self),
             idToken: values.idToken(),
-            rawNonce: values.rawNonce()
+            rawNonce: values.rawNonce(),
+            authorizationCode: values.authorizationCode()
         )
+    }
+}
+
+extension AppleTokenRevocation: Generated {
+    static func generate(_ values: inout WireValues) -> AppleTokenRevocation {
+        AppleTokenRevocation(outcome: values.anyCase(of: AppleTokenRevocation.Outcome.self))
     }
 }
 
@@ -281,7 +305,8 @@ extension LinkProviderRequest: Generated {
             uid: values.uid(),
             provider: values.anyCase(of: IdentityProvider.self),
             idToken: values.idToken(),
-            rawNonce: values.rawNonce()
+            rawNonce: values.rawNonce(),
+            authorizationCode: values.authorizationCode()
         )
     }
 }

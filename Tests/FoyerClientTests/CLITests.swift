@@ -14,7 +14,7 @@ import Darwin
 @Suite("The foyer command line")
 struct CLITests {
     /// Runs `foyer` expecting success, returning its JSON.
-    private func ok(
+    func ok(
         _ stack: Stack,
         _ arguments: String...,
         session: String? = nil,
@@ -33,7 +33,7 @@ struct CLITests {
     }
 
     /// Runs `foyer` expecting failure, returning its error JSON.
-    private func fails(
+    func fails(
         _ stack: Stack,
         _ arguments: String...,
         session: String? = nil,
@@ -398,7 +398,7 @@ extension CLI {
     static func run(arguments: [String], stack: Stack, session: String?) async throws -> Result {
         var all = arguments
         if ["cleanup", "outbox", "admin"].contains(all.first) { return try await run(all) }
-        let depth = all.first == "email-link" ? 2 : 1
+        let depth = ["email-link", "reset-password", "change-email"].contains(all.first) ? 2 : 1
         var options = ["--gateway", "127.0.0.1:\(stack.gatewayPort)"]
         if let session { options += ["--session", session] }
         all.insert(contentsOf: options, at: min(depth, all.count))

@@ -12,13 +12,13 @@ struct CredentialTests {
     @Test("Every kind and provider, with and without a nonce, at empty and full lengths, round-trips")
     func roundTrips() throws {
         for credential in Samples.credentials { try WireMessageChecks.roundTrip(SignInRequest(credential: credential)) }
-        #expect(Set(Samples.credentials.map(\.kind)) == [1, 2, 3])
+        #expect(Set(Samples.credentials.map(\.kind)) == [1, 2, 3, 4])
     }
 
     @Test("Kinds and providers the contract does not define are refused")
     func unknownTags() {
         for credential in [Samples.credentials[0], Samples.credentials[3], Samples.credentials[6]] {
-            Expect.tag(of: SignInRequest(credential: credential), at: 0, valid: [1, 2, 3], validKeepLayout: false)
+            Expect.tag(of: SignInRequest(credential: credential), at: 0, valid: [1, 2, 3, 4], validKeepLayout: false)
         }
         Expect.tag(
             of: SignInRequest(credential: .idToken(provider: .apple, idToken: "t", rawNonce: "n")),
@@ -33,6 +33,33 @@ struct CredentialTests {
             let credential = Credential.idToken(provider: .google, idToken: "t", rawNonce: nonce)
             // kind, provider, idToken (1-byte length and 1 byte), then the flag.
             Expect.tag(of: SignInRequest(credential: credential), at: 4, valid: [0, 1], validKeepLayout: false)
+        }
+    }
+
+    @Test("An ID token without a code is kind 3 (as before kind 4); with one, kind 4; an empty code is refused")
+    func authorizationCode() throws {
+        let plain = Credential.idToken(provider: .apple, idToken: "t", rawNonce: "n")
+        let coded = Credential.idToken(provider: .apple, idToken: "t", rawNonce: "n", authorizationCode: "code")
+        #expect(plain.kind == 3)
+        #expect(coded.kind == 4)
+        // Kind 4 is kind 3's bytes followed by the code.
+        var expected = SignInRequest(credential: plain).encoded()
+        expected.setInteger(UInt8(4), at: 0)
+        expected.writeLengthPrefixedString("code")
+        #expect(SignInRequest(credential: coded).encoded() == expected)
+        let empty = SignInRequest(
+            credential: .idToken(provider: .apple, idToken: "t", rawNonce: nil, authorizationCode: "")
+        )
+        #expect(throws: WireError.invalidValue) { try SignInRequest(decoding: empty.encoded()) }
+        Expect.cap(IdentityLimits.authorizationCodeByteCountMax) {
+            SignInRequest(
+                credential: .idToken(
+                    provider: .apple,
+                    idToken: "t",
+                    rawNonce: nil,
+                    authorizationCode: Samples.ascii($0)
+                )
+            )
         }
     }
 

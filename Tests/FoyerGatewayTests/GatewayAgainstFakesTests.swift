@@ -40,7 +40,10 @@ struct GatewayAgainstFakesTests {
         fakes.guestQuota.handle(GuestQuotaMethods.deleteAll) { _ in
             QuotaDeleteAllResponse(existed: false, wasGuest: true)
         }
-        fakes.identity.handle(IdentityMethods.finishDelete) { _ in Empty() }
+        fakes.identity.handle(IdentityMethods.revokeAppleTokens) { request in
+            Batch(request.elements.map { _ in AppleTokenRevocation(outcome: .none) })
+        }
+        fakes.identity.handle(IdentityMethods.finishDeleteWithReason) { _ in Empty() }
 
         let error = try await fakes.withGateway { gateway in
             await #expect(throws: RPCError.self) {
@@ -53,7 +56,7 @@ struct GatewayAgainstFakesTests {
             fakes.log.names == [
                 "guest-quota.admitSignup", "identity.createGuest", "guest-quota.openAccount",
                 "identity.beginDelete", "cleanup.recordDeletion", "user-data.deleteAll", "guest-quota.deleteAll",
-                "identity.finishDelete",
+                "identity.revokeAppleTokens", "identity.finishDeleteWithReason",
             ]
         )
         #expect(fakes.log.requests(IdentityMethods.beginDelete).map(\.uid) == ["guest-1"])

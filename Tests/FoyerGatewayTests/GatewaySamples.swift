@@ -48,6 +48,13 @@ enum GatewaySamples {
                     idToken: ascii(IdentityLimits.idTokenByteCountMax),
                     rawNonce: multibyte(IdentityLimits.rawNonceByteCountMax)
                 ),
+                .idToken(provider: provider, idToken: "h.p.s", rawNonce: "n", authorizationCode: "c"),
+                .idToken(
+                    provider: provider,
+                    idToken: "h.p.s",
+                    rawNonce: nil,
+                    authorizationCode: multibyte(IdentityLimits.authorizationCodeByteCountMax)
+                ),
             ]
         }
         return credentials

@@ -46,9 +46,13 @@ struct IdentityErrorTests {
         (.guestStillActive(), IdentityStatus.guestStillActive),
         (.idempotencyKeyReused("reused"), IdentityStatus.idempotencyKeyReused),
         (.outboxDisabled(), IdentityStatus.outboxDisabled),
+        (.recentSignInRequired(), IdentityStatus.recentSignInRequired),
+        (.lastCredential(), IdentityStatus.lastCredential),
+        (.credentialNotFound("none"), IdentityStatus.credentialNotFound),
         (.providerUnavailable(), IdentityStatus.providerUnavailable),
         (.passwordHashingBusy(), IdentityStatus.passwordHashingBusy),
         (.mailUnavailable("down"), IdentityStatus.mailUnavailable),
+        (.appleUnavailable("down"), IdentityStatus.appleUnavailable),
     ]
 
     @Test("Every code is answered with its status and the refusal's message")

@@ -222,6 +222,8 @@ struct DecodedAccessToken: Decodable {
     var aud: String
     var iat: Int64
     var exp: Int64
+    var plan: String?
+    var roles: [String]?
 }
 
 func decodeClaims(_ token: String) throws -> DecodedAccessToken {

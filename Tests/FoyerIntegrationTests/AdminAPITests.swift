@@ -1,5 +1,6 @@
 import Foundation
 import FoyerClient
+import FoyerCrypto
 import FoyerStackProcesses
 import FoyerTestSupport
 import Testing
@@ -52,7 +53,9 @@ struct AdminAPITests {
         }
     }
 
-    @Test("foyer admin: counts, user by uid and email, users, set-plan, revoke-sessions, keys, audit, delete-user")
+    @Test(
+        "foyer admin: counts, user by uid and email, users, set-plan, set-roles, revoke-sessions, keys, audit, delete-user"
+    )
     func commandLine() async throws {
         try await withRunningStack(Self.options(.sqlite)) { stack in
             let key = try await stack.bootstrapAdminKey()
@@ -78,6 +81,18 @@ struct AdminAPITests {
             let listed = (members["users"] as? [[String: Any]] ?? []).compactMap { $0["uid"] as? String }
             #expect(listed.contains(uid), "\(members)")
             #expect(try await admin("set-plan", uid, "guest")["previousPlan"] as? String == "member")
+            #expect(
+                try await admin("set-roles", uid, "editor", "app:beta")["roles"] as? [String] == ["app:beta", "editor"]
+            )
+            #expect(try await admin("user", uid)["roles"] as? [String] == ["app:beta", "editor"])
+            // The next access token names the plan and roles, so an app's backend can authorise by them.
+            let signedIn = try await stack.withClient { client in
+                try await client.signIn(email: email, password: "a long passphrase for the cli")
+            }
+            let claims = try object(try Base64URL.decode(signedIn.accessToken.split(separator: ".")[1]))
+            #expect(claims["plan"] as? String == "guest", "\(claims)")
+            #expect(claims["roles"] as? [String] == ["app:beta", "editor"], "\(claims)")
+            #expect(try await admin("set-roles", uid)["roles"] as? [String] == [])
             #expect(try await admin("revoke-sessions", uid)["revoked"] as? Bool == true)
             #expect(try await admin("user", uid)["liveSessions"] as? Int == 0)
 

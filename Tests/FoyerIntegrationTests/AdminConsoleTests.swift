@@ -1,6 +1,7 @@
 import Foundation
 import FoyerAPI
 import FoyerClient
+import FoyerJSON
 import FoyerTestSupport
 import Testing
 
@@ -213,6 +214,7 @@ private struct AdminAPI {
 
     func send<Answer: Decodable>(_ verb: String, _ path: String, _ body: [String: String]? = nil) async throws -> Answer
     {
-        try JSONDecoder().decode(Answer.self, from: Data(try await client.call(verb, path, body: body)))
+        let members = body?.mapValues(JSONValue.string)
+        return try JSONDecoder().decode(Answer.self, from: Data(try await client.call(verb, path, body: members)))
     }
 }

@@ -16,6 +16,7 @@ Prints one line per step on stderr and, when it passed, one JSON object on stdou
 package is missing).
 """
 
+import base64
 import json
 import secrets
 import sys
@@ -64,7 +65,13 @@ def member_through_client_api(api):
     credential = {"type": "password", "email": email, "password": "a long passphrase " + secrets.token_hex(4)}
     linked = api.call("linkCredential", token=guest["accessToken"], body={"credential": credential})
     expect_status(linked, 200, "linkCredential")
-    return guest["uid"], email, linked.json["session"]["accessToken"]
+    return guest["uid"], email, linked.json["session"]["accessToken"], linked.json["session"]["refreshToken"]
+
+
+def claims(access_token):
+    """The payload of a JWT, read without verifying it (the client API checks the signature)."""
+    payload = access_token.split(".")[1]
+    return json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
 
 
 def journey(admin, api, key):
@@ -76,7 +83,9 @@ def journey(admin, api, key):
     expect_status(counts, 200, "getCounts")
     step(f"no key and a forged key: 401; counts: {counts.json['guests']} guests, {counts.json['members']} members")
 
-    uid, email, access_token = member_through_client_api(api)
+    uid, email, access_token, refresh_token = member_through_client_api(api)
+    expect(claims(access_token).get("plan") == "member", f"a member's token: {claims(access_token)}")
+    expect(claims(access_token).get("roles") == [], f"a member's token: {claims(access_token)}")
     step(f"a member {uid} made through the client API, with one document")
 
     user = admin.call("getUser", token=key, uid=uid)
@@ -115,6 +124,18 @@ def journey(admin, api, key):
     expect(unknown.status == 400, f"an unknown plan: {unknown!r}")
     expect(admin.call("getUser", token=key, uid=uid).json.get("plan") == "guest", "the plan did not change")
     step("plan changed member -> guest; an unknown plan is refused")
+
+    roles = admin.call("setRoles", token=key, body={"roles": ["editor", "app:beta", "editor"]}, uid=uid)
+    expect_status(roles, 200, "setRoles")
+    expect(roles.json == {"roles": ["app:beta", "editor"]}, f"setRoles: {roles.json}")
+    bad = admin.call("setRoles", token=key, body={"roles": ["Editor"]}, uid=uid)
+    expect_problem(bad, 400, "invalid-argument", "a role with a capital")
+    expect(admin.call("getUser", token=key, uid=uid).json.get("roles") == ["app:beta", "editor"], "getUser roles")
+    refreshed = api.call("refreshSession", body={"refreshToken": refresh_token})
+    expect_status(refreshed, 200, "refreshSession")
+    fresh = claims(refreshed.json["accessToken"])
+    expect(fresh.get("plan") == "guest" and fresh.get("roles") == ["app:beta", "editor"], f"refreshed claims: {fresh}")
+    step("roles set (sorted, duplicates dropped; a bad name refused); the next access token names the plan and roles")
 
     revoked = admin.call("revokeSessions", token=key, uid=uid)
     expect_status(revoked, 200, "revokeSessions")
@@ -157,6 +178,7 @@ def journey(admin, api, key):
     for expected in [
         ("user.view", uid, "ok"),
         ("user.change-plan", uid, "ok"),
+        ("user.set-roles", uid, "ok"),
         ("user.revoke-sessions", uid, "ok"),
         ("user.delete", uid, "ok"),
         ("admin-key.revoke", created.json["keyID"], "ok"),
@@ -170,6 +192,13 @@ def journey(admin, api, key):
     expect_status(older, 200, "listAudit before")
     expect(older.json["actions"][0]["id"] < entries[0]["id"], f"listAudit before: {older.json}")
     step(f"the audit log names every action, its target and outcome ({len(entries)} entries), and no email")
+
+    events = admin.call("listEvents", token=key, query={"uid": uid, "limit": 10})
+    expect_status(events, 200, "listEvents")
+    missing = "evt_" + "0" * 32
+    expect_problem(admin.call("getEvent", token=key, id=missing), 404, "not-found", "an unknown event")
+    expect_problem(admin.call("replayEvent", token=key, id=missing), 404, "not-found", "replaying an unknown event")
+    step(f"events of {uid}: {len(events.json['events'])} (none without webhooks); an unknown event is 404")
 
     uncalled = admin.uncalled_operations()
     expect(not uncalled, f"the journey did not call: {', '.join(uncalled)}")

@@ -7,7 +7,8 @@
 Guest; 20 puts; the 21st refused with problem+json and its numbers; link an email and password; the 21st
 accepted; same uid; a second guest links the same email with onConflict merge and its document moves; then every
 other documented operation once (refresh, sign-in, sign-out, a conflict resolved with its ticket, quota, list,
-export, import, delete a document, email links, readiness, the served document); delete-account; the old token is
+export, import, delete a document, password reset and change, unlinking, an email change, sign-out everywhere,
+email links, readiness, the served document); delete-account; the old token is
 refused. Access tokens are verified with PyJWT's PyJWKClient through /.well-known/jwks.json, with the issuer from
 /.well-known/openid-configuration. Every answer is checked against docs/openapi.yaml (openapi_client.py), and the
 journey fails unless it called every operation the document lists.
@@ -305,6 +306,56 @@ def documents(client, token, step):
     return len(exported)
 
 
+def account_management(client, verifier, account, credential, step):
+    """startPasswordReset (202 for any address), completePasswordReset with a made-up token, changePassword,
+    unlinkCredential of the last credential (409), startEmailChange, completeEmailChange with a made-up token,
+    signOutEverywhere; returns a session signed in afresh."""
+    uid = account["uid"]
+    for email in (credential["email"], f"nobody-{secrets.token_hex(6)}@example.com"):
+        started = client.call("startPasswordReset", body={"email": email})
+        expect_status(started, 202, "startPasswordReset")
+    made_up = client.call(
+        "completePasswordReset", body={"token": secrets.token_urlsafe(32), "newPassword": "a made-up reset"}
+    )
+    expect_problem(made_up, 401, "invalid-token", "completePasswordReset with a token never sent")
+    wrong = client.call(
+        "changePassword",
+        token=account["accessToken"],
+        body={"currentPassword": "not the passphrase", "newPassword": "a changed passphrase"},
+    )
+    expect_problem(wrong, 401, "invalid-credentials", "changePassword with a wrong current password")
+    changed = client.call(
+        "changePassword",
+        token=account["accessToken"],
+        body={"currentPassword": credential["password"], "newPassword": "a changed passphrase"},
+    )
+    expect_status(changed, 200, "changePassword")
+    verifier.expect_session(changed.json, uid, False, "the session changePassword answered")
+    credential["password"] = "a changed passphrase"
+    old = client.call("getMe", token=account["accessToken"])
+    expect_problem(old, 401, None, "the token from before the password change")
+    last = client.call("unlinkCredential", token=changed.json["accessToken"], credential="email")
+    expect_problem(last, 409, "last-credential", "unlinkCredential of the only credential")
+    asked = client.call(
+        "startEmailChange",
+        token=changed.json["accessToken"],
+        body={"newEmail": f"moved-{secrets.token_hex(6)}@example.com", "currentPassword": credential["password"]},
+    )
+    expect_status(asked, 202, "startEmailChange")
+    made_up_change = client.call("completeEmailChange", body={"token": secrets.token_urlsafe(32)})
+    expect_problem(made_up_change, 401, "invalid-token", "completeEmailChange with a token never sent")
+    everywhere = client.call("signOutEverywhere", token=changed.json["accessToken"])
+    expect_status(everywhere, 200, "signOutEverywhere")
+    gone = client.call("getMe", token=changed.json["accessToken"])
+    expect_problem(gone, 401, None, "a token after signOutEverywhere")
+    signed_in = client.call("signIn", body={"credential": credential})
+    expect_status(signed_in, 200, "signIn with the changed password")
+    step("startPasswordReset (known and unknown: 202), a made-up reset token 401, changePassword (a wrong one 401), "
+         "unlinkCredential of the last credential 409, startEmailChange 202, a made-up change token 401, "
+         "signOutEverywhere; signed in with the new password")
+    return signed_in.json
+
+
 def email_links_and_fixed_paths(client, spec_path, step):
     """startEmailLink (202), completeEmailLink with a token never sent (a problem), readiness, the document."""
     verifier = secrets.token_bytes(32)
@@ -343,6 +394,7 @@ def run(client, audience, spec_path, step):
     account = sessions(client, verifier, account, credential, step)
     conflict_resolved(client, verifier, account, credential, step)
     held = documents(client, account["accessToken"], step)
+    account = account_management(client, verifier, account, credential, step)
     email_links_and_fixed_paths(client, spec_path, step)
 
     deleted = client.call("deleteAccount", token=account["accessToken"], idempotency_key=new_key())

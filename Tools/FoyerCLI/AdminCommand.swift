@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import FoyerClient
+import FoyerJSON
 
 /// `foyer admin`: operators' commands. All but `bootstrap-key` call the gateway's admin API with an admin key
 /// (docs/admin-openapi.yaml); `bootstrap-key` makes the first admin key by calling identity directly with the
@@ -16,8 +17,9 @@ struct AdminCommand: AsyncParsableCommand {
             command but counts, keys and audit is written to the audit log with the key's id.
             """,
         subcommands: [
-            Counts.self, User.self, Users.self, RevokeSessions.self, SetPlan.self, DeleteUser.self, RotateKeys.self,
-            Deletions.self, Keys.self, CreateKey.self, RevokeKey.self, Audit.self, BootstrapKey.self,
+            Counts.self, User.self, Users.self, RevokeSessions.self, SetPlan.self, SetRoles.self, DeleteUser.self,
+            RotateKeys.self, Deletions.self, Keys.self, CreateKey.self, RevokeKey.self, Audit.self, Events.self,
+            Event.self, ReplayEvent.self, BootstrapKey.self,
         ]
     )
 
@@ -43,7 +45,13 @@ struct AdminCommand: AsyncParsableCommand {
         var timeout: Int = 60
 
         /// Sends one request and prints nothing: answers the API's JSON.
-        func call(_ verb: String, _ path: String, body: [String: String]? = nil) async throws(FoyerError) -> JSONValue {
+        func call(
+            _ verb: String,
+            _ path: String,
+            body: [String: FoyerJSON.JSONValue]? = nil
+        ) async throws(FoyerError)
+            -> JSONValue
+        {
             let text = adminURL ?? GlobalOptions.environment("FOYER_ADMIN_URL") ?? "http://127.0.0.1:7481"
             guard let url = URL(string: text), url.scheme == "http" || url.scheme == "https" else {
                 throw .invalidInput("--admin-url: '\(text)' is not an http(s) URL")
@@ -147,7 +155,32 @@ struct AdminCommand: AsyncParsableCommand {
         @OptionGroup var api: APIOptions
 
         func execute() async throws(FoyerError) -> JSONValue {
-            try await api.call("PUT", "/admin/v1/users/\(FoyerAdminClient.segment(uid))/plan", body: ["plan": plan])
+            try await api.call(
+                "PUT",
+                "/admin/v1/users/\(FoyerAdminClient.segment(uid))/plan",
+                body: ["plan": .string(plan)]
+            )
+        }
+    }
+
+    struct SetRoles: JSONCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Replace a user's app-defined roles (none: remove them all).",
+            discussion: """
+                Roles are the app's names (1-64 bytes of a-z 0-9 _ . - :, at most 16); the user's access tokens \
+                carry them in the `roles` claim from the next one minted. Output: {"roles"}.
+                """
+        )
+        @Argument(help: "The user's uid.") var uid: String
+        @Argument(help: "The roles.") var roles: [String] = []
+        @OptionGroup var api: APIOptions
+
+        func execute() async throws(FoyerError) -> JSONValue {
+            try await api.call(
+                "PUT",
+                "/admin/v1/users/\(FoyerAdminClient.segment(uid))/roles",
+                body: ["roles": .array(roles.map(FoyerJSON.JSONValue.string))]
+            )
         }
     }
 
@@ -223,7 +256,7 @@ struct AdminCommand: AsyncParsableCommand {
         @OptionGroup var api: APIOptions
 
         func execute() async throws(FoyerError) -> JSONValue {
-            try await api.call("POST", "/admin/v1/keys", body: ["name": name])
+            try await api.call("POST", "/admin/v1/keys", body: ["name": .string(name)])
         }
     }
 

@@ -28,6 +28,15 @@ struct CredentialOptions: ParsableArguments {
     )
     var rawNonce: String?
 
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Sign in with Apple's authorization code, revoked at Apple when the account is deleted (with --id-token).",
+            valueName: "code"
+        )
+    )
+    var authorizationCode: String?
+
     /// The credential, or `invalid-input` saying what is missing.
     func credential() throws(FoyerError) -> Credential {
         if let idToken {
@@ -35,7 +44,12 @@ struct CredentialOptions: ParsableArguments {
             guard email == nil, password == nil, passwordFile == nil else {
                 throw .invalidInput("give either --email/--password or --provider/--id-token, not both")
             }
-            return .idToken(provider: provider.identityProvider, idToken: idToken, rawNonce: rawNonce)
+            return .idToken(
+                provider: provider.identityProvider,
+                idToken: idToken,
+                rawNonce: rawNonce,
+                authorizationCode: authorizationCode
+            )
         }
         guard let email else { throw .invalidInput("--email is required (or --provider with --id-token)") }
         return .password(email: email, password: try resolvedPassword())

@@ -39,7 +39,8 @@ struct Foyer: AsyncParsableCommand {
             GuestCommand.self, SignUpCommand.self, SignInCommand.self, RefreshCommand.self, TokenCommand.self,
             MeCommand.self, QuotaCommand.self, FeatureCommand.self, LinkCommand.self, ResolveCommand.self,
             EmailLinkCommand.self,
-            SignOutCommand.self, DeleteAccountCommand.self,
+            SignOutCommand.self, DeleteAccountCommand.self, ResetPasswordCommand.self, ChangePasswordCommand.self,
+            SignOutEverywhereCommand.self, UnlinkCommand.self, ChangeEmailCommand.self,
             PutCommand.self, GetCommand.self, ListCommand.self, DeleteCommand.self, ExportCommand.self,
             OutboxCommand.self, JWKSCommand.self, CleanupCommand.self, AdminCommand.self, LoadCommand.self,
         ]

@@ -223,6 +223,26 @@ enum FuzzSeeds {
             ),
             seed(GatewayDocumentRequest(accessToken: accessToken, collection: "notes", key: "n1")),
             seed(
+                PasswordResetStartRequest(
+                    email: "a@b.c",
+                    verifierChallenge: Array(repeating: 7, count: IdentityLimits.verifierChallengeByteCount)
+                )
+            ),
+            seed(PasswordResetCompleteRequest(token: "dG9rZW4", verifier: [1, 2, 3], newPassword: "a new password")),
+            seed(
+                PasswordChangeRequest(accessToken: accessToken, currentPassword: "old", newPassword: "a new password")
+            ),
+            seed(UnlinkRequest(accessToken: accessToken, credential: .google)),
+            seed(
+                EmailChangeStartRequest(
+                    accessToken: accessToken,
+                    currentPassword: nil,
+                    newEmail: "new@b.c",
+                    verifierChallenge: Array(repeating: 7, count: IdentityLimits.verifierChallengeByteCount)
+                )
+            ),
+            seed(CompleteEmailChangeRequest(token: "dG9rZW4", verifier: [1, 2, 3])),
+            seed(
                 GatewayListRequest(
                     accessToken: accessToken,
                     collection: "notes",

@@ -36,10 +36,25 @@ enum AdminJSON {
     static func user(_ view: GatewayAdmin.UserView) -> JSONValue {
         guard case .object(var members) = GatewayJSON.user(view.user.user) else { return .null }
         members["liveSessions"] = JSONValue(view.user.liveSessions)
+        members["roles"] = .array(view.user.roles.map(JSONValue.string))
         if let usage = view.usage, case .object(let quota) = GatewayJSON.usage(usage) {
             members.merge(quota) { current, _ in current }
         }
         return .object(members)
+    }
+
+    /// The `roles` member of a request: an array of at most 16 strings (identity checks each name).
+    static func roles(_ object: [String: JSONValue]) throws(HTTPProblem) -> [String] {
+        guard case .array(let items)? = object["roles"] else {
+            throw .invalidArgument("\"roles\" is required: an array of strings")
+        }
+        guard items.count <= IdentityLimits.rolesCountMax else {
+            throw .invalidArgument("at most \(IdentityLimits.rolesCountMax) roles")
+        }
+        return try items.map { item throws(HTTPProblem) in
+            guard case .string(let role) = item else { throw .invalidArgument("each role must be a string") }
+            return role
+        }
     }
 
     static func users(_ page: UserSummaries) -> JSONValue {

@@ -99,6 +99,16 @@ enum AdminRoutes {
             )
             return (200, ["plan": .string(changed.plan), "previousPlan": .string(changed.previousPlan)])
         },
+        AdminRoute("PUT", "/admin/v1/users/{uid}/roles") { request in
+            let roles = try AdminJSON.roles(request.call.body)
+            try await request.admin.setRoles(
+                uid: request.parameter("uid"),
+                roles: roles,
+                by: request.caller,
+                deadline: request.deadline
+            )
+            return (200, ["roles": .array(Set(roles).sorted().map(JSONValue.string))])
+        },
         AdminRoute("DELETE", "/admin/v1/users/{uid}") { request in
             let deleted = try await request.admin.delete(
                 uid: request.parameter("uid"),
@@ -142,6 +152,30 @@ enum AdminRoutes {
             )
             return (200, AdminJSON.key(info))
         },
+        AdminRoute("GET", "/admin/v1/events") { request in
+            let page = try await request.admin.events(
+                try listEventsRequest(request),
+                by: request.caller,
+                deadline: request.deadline
+            )
+            return (200, AdminJSON.events(page))
+        },
+        AdminRoute("GET", "/admin/v1/events/{id}") { request in
+            let event = try await request.admin.event(
+                id: request.parameter("id"),
+                by: request.caller,
+                deadline: request.deadline
+            )
+            return (200, AdminJSON.event(event))
+        },
+        AdminRoute("POST", "/admin/v1/events/{id}/replay") { request in
+            let event = try await request.admin.replayEvent(
+                id: request.parameter("id"),
+                by: request.caller,
+                deadline: request.deadline
+            )
+            return (200, AdminJSON.event(event))
+        },
         AdminRoute("GET", "/admin/v1/audit") { request in
             let limit = try request.count("limit", in: 1...IdentityLimits.listCountMax, default: 100)
             var before: UInt64?
@@ -158,6 +192,23 @@ enum AdminRoutes {
             return (200, AdminJSON.actions(page))
         },
     ]
+
+    /// `GET /admin/v1/events`'s query as identity's request: `uid`, `state` (pending, delivered, failed), `limit`
+    /// (1–500, default 100), `before` (the `next` of the previous page).
+    private static func listEventsRequest(_ request: AdminCall) throws(HTTPProblem) -> ListEventsRequest {
+        let states = Dictionary(uniqueKeysWithValues: EventState.allCases.map { ($0.description, Optional($0)) })
+        var before: UInt64?
+        if let text = request.call.query["before"] {
+            guard let position = UInt64(text) else { throw HTTPProblem.invalidArgument("before must be a position") }
+            before = position
+        }
+        return ListEventsRequest(
+            uid: request.call.query["uid"],
+            state: try request.choice("state", states, default: nil),
+            before: before,
+            limit: UInt32(try request.count("limit", in: 1...EventLimits.pageCountMax, default: 100))
+        )
+    }
 
     /// `GET /admin/v1/users`'s query as identity's request: `kind` (guests, members, all; default guests), `order`
     /// (created, activity; default created), `newest` (true: newest first; default false), `limit` (1–1000,

@@ -129,10 +129,15 @@ extension GatewayJSON {
             case "google": provider = .google
             default: throw .invalidArgument("credential.provider must be apple or google")
             }
+            let code = try HTTPCall.optionalString("authorizationCode", in: object)
+            guard code?.isEmpty != true else {
+                throw .invalidArgument("credential.authorizationCode must not be empty")
+            }
             return .idToken(
                 provider: provider,
                 idToken: try required("idToken", object),
-                rawNonce: try HTTPCall.optionalString("rawNonce", in: object)
+                rawNonce: try HTTPCall.optionalString("rawNonce", in: object),
+                authorizationCode: code
             )
         default:
             throw .invalidArgument("credential.type must be password, emailLink or idToken")

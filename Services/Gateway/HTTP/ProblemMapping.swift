@@ -10,11 +10,13 @@ enum ProblemMapping {
         "invalid-token", "token-expired", "token-revoked", "wrong-issuer", "wrong-audience", "unsupported-algorithm",
         "unknown-key-id", "token-not-yet-valid", "refresh-token-reused", "invalid-credentials", "unauthenticated",
     ]
-    static let forbidden: Set = ["members-only", "wrong-account-kind", "quota-exceeded", "permission-denied"]
-    static let notFound: Set = ["not-found", "user-not-found"]
+    static let forbidden: Set = [
+        "members-only", "wrong-account-kind", "quota-exceeded", "permission-denied", "recent-sign-in-required",
+    ]
+    static let notFound: Set = ["not-found", "user-not-found", "credential-not-found"]
     static let conflict: Set = [
         "operation-reused", "version-mismatch", "email-already-in-use", "provider-already-linked", "operation-conflict",
-        "ticket-invalid",
+        "ticket-invalid", "last-credential",
     ]
     static let tooMany: Set = ["rate-limited", "signup-rate-limited", "guest-cap-reached", "too-many-attempts"]
 

@@ -160,7 +160,8 @@ public final class GatewayAdmin: Sendable {
         }
     }
 
-    /// Moves `uid` to `plan` (a plan guest-quota knows).
+    /// Moves `uid` to `plan` (a plan guest-quota knows): guest-quota's limits and features first, then the plan its
+    /// access tokens name from the next one on (identity). A retry after a failure between the two does both again.
     public func changePlan(
         uid: String,
         plan: String,
@@ -170,9 +171,26 @@ public final class GatewayAdmin: Sendable {
         -> ChangePlanResponse
     {
         try await audited("user.change-plan", target: uid, by: caller, deadline: deadline) { options in
-            try await self.core.guestQuota.call(
+            let changed = try await self.core.guestQuota.call(
                 GuestQuotaMethods.changePlan,
                 ChangePlanRequest(uid: uid, plan: plan),
+                options: options
+            )
+            _ = try await self.identity.call(
+                IdentityMethods.setUserPlan,
+                SetUserPlanRequest(uid: uid, plan: plan),
+                options: options
+            )
+            return changed
+        }
+    }
+
+    /// Replaces the app-defined roles of `uid`, named in its access tokens from the next one on.
+    public func setRoles(uid: String, roles: [String], by caller: AdminKeyInfo, deadline: NIODeadline) async throws {
+        try await audited("user.set-roles", target: uid, by: caller, deadline: deadline) { options in
+            _ = try await self.identity.call(
+                IdentityMethods.setUserRoles,
+                SetUserRolesRequest(uid: uid, roles: roles),
                 options: options
             )
         }
@@ -257,6 +275,33 @@ public final class GatewayAdmin: Sendable {
                 table.removeAll { $0.keyID == keyID }
             }
             return info
+        }
+    }
+
+    // MARK: Events to the app's backend
+
+    /// A page of identity's events (webhook outbox), newest first. Audited: events name uids.
+    public func events(
+        _ request: ListEventsRequest,
+        by caller: AdminKeyInfo,
+        deadline: NIODeadline
+    ) async throws -> EventPage {
+        try await audited("event.list", target: request.uid, by: caller, deadline: deadline) { options in
+            try await self.identity.call(IdentityMethods.listEvents, request, options: options)
+        }
+    }
+
+    /// One event with its delivery state and body.
+    public func event(id: String, by caller: AdminKeyInfo, deadline: NIODeadline) async throws -> EventInfo {
+        try await audited("event.view", target: id, by: caller, deadline: deadline) { options in
+            try await self.identity.call(IdentityMethods.getEvent, EventRequest(id: id), options: options)
+        }
+    }
+
+    /// Sends an event again (same id): pending, due now, its attempts counted from zero.
+    public func replayEvent(id: String, by caller: AdminKeyInfo, deadline: NIODeadline) async throws -> EventInfo {
+        try await audited("event.replay", target: id, by: caller, deadline: deadline) { options in
+            try await self.identity.call(IdentityMethods.replayEvent, EventRequest(id: id), options: options)
         }
     }
 

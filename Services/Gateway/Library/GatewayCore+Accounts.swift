@@ -283,10 +283,16 @@ extension GatewayCore {
                 CompleteEmailLinkRequest(token: token, verifier: verifier, uid: uid),
                 options: options
             )
-        case .idToken(let provider, let idToken, let rawNonce):
+        case .idToken(let provider, let idToken, let rawNonce, let code):
             try await identity.call(
                 IdentityMethods.linkProvider,
-                LinkProviderRequest(uid: uid, provider: provider, idToken: idToken, rawNonce: rawNonce),
+                LinkProviderRequest(
+                    uid: uid,
+                    provider: provider,
+                    idToken: idToken,
+                    rawNonce: rawNonce,
+                    authorizationCode: code
+                ),
                 options: options
             )
         }

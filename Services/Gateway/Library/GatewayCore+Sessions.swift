@@ -98,10 +98,15 @@ extension GatewayCore {
                 throw RPCError(.internal, "identity answered a sign-in email link with a conflict")
             }
             session = tokens
-        case .idToken(let provider, let idToken, let rawNonce):
+        case .idToken(let provider, let idToken, let rawNonce, let code):
             session = try await identity.call(
                 IdentityMethods.signInWithProvider,
-                ProviderSignInRequest(provider: provider, idToken: idToken, rawNonce: rawNonce),
+                ProviderSignInRequest(
+                    provider: provider,
+                    idToken: idToken,
+                    rawNonce: rawNonce,
+                    authorizationCode: code
+                ),
                 options: options
             )
         }

@@ -3,7 +3,8 @@ import FoyerIdentity
 import FoyerServiceKit
 
 /// The options of identity's abuse limits: password hashing and failed passwords per client source, email links
-/// per source, per address and in all. A flag wins over its environment variable, which wins over the default.
+/// per source, per address and in all, and how recent a sign-in must be to manage the account without the current
+/// password. A flag wins over its environment variable, which wins over the default.
 struct AbuseLimitOptions: ParsableArguments {
     @Option(
         help:
@@ -37,6 +38,11 @@ struct AbuseLimitOptions: ParsableArguments {
     var emailLinksPerAddressPerHour: Int?
     @Option(help: "Email links the service sends per hour in all. (env: FOYER_EMAIL_LINKS_PER_HOUR; default: 1000)")
     var emailLinksPerHour: Int?
+    @Option(
+        help:
+            "Seconds after signing in during which a session may change the password or email, or remove a credential, without the current password. (env: FOYER_RECENT_SIGN_IN_SECONDS; default: 300)"
+    )
+    var recentSignInSeconds: Int?
 
     /// Sets the limits given by flags or environment on `configuration`; the others keep their defaults.
     func apply(to configuration: inout IdentityConfiguration) throws {
@@ -86,5 +92,9 @@ struct AbuseLimitOptions: ParsableArguments {
         hourly(\.perAddressMax, \.perAddressWindow, perAddress)
         let inAll = try limit(emailLinksPerHour, "--email-links-per-hour", "FOYER_EMAIL_LINKS_PER_HOUR")
         hourly(\.globalMax, \.globalWindow, inAll)
+        let recent = Setting<Int>.int("--recent-sign-in-seconds", "FOYER_RECENT_SIGN_IN_SECONDS", in: 1...86_400)
+        if let seconds = try settings.value(recentSignInSeconds, recent) {
+            configuration.recentSignInWindow = .seconds(seconds)
+        }
     }
 }

@@ -18,6 +18,8 @@ struct IdentityCommand: AsyncParsableCommand {
     @OptionGroup(title: "Mail") var mail: MailOptions
     @OptionGroup(title: "Abuse limits") var limits: AbuseLimitOptions
     @OptionGroup(title: "Signing keys") var signingKeys: SigningKeyOptions
+    @OptionGroup(title: "Events and webhooks") var webhooks: WebhookOptions
+    @OptionGroup(title: "Sign in with Apple token revocation") var appleRevocation: AppleRevocationOptions
 
     @Option(help: "The `iss` of access tokens. (env: FOYER_ISSUER; default: foyer)")
     var issuer: String?
@@ -133,6 +135,8 @@ struct IdentityCommand: AsyncParsableCommand {
         }
         try limits.apply(to: &configuration)
         try signingKeys.apply(to: &configuration, logger: startup.logger)
+        try webhooks.apply(to: &configuration)
+        try appleRevocation.apply(to: &configuration)
         if let name = try settings.value(passwordHash, .text("--password-hash", "FOYER_PASSWORD_HASH")) {
             guard let algorithm = PasswordAlgorithm(rawValue: name) else {
                 throw ValidationError("--password-hash: '\(name)' is not argon2id or scrypt")

@@ -2,17 +2,23 @@ public import FoyerWire
 public import NIOCore
 
 /// Something that proves who a person is: an email and password, a redeemed email link, or an Apple / Google
-/// ID token.
+/// ID token (with, for Apple, the authorization code the app got with it).
 ///
 /// ```
 /// u8 kind   1 password:  string email (<= 320), string password (<= 1024)
 ///           2 emailLink: string token (<= 128), bytes verifier (1-128)
 ///           3 idToken:   u8 provider (1 apple, 2 google), string idToken (<= 8192), optional string rawNonce (<= 256)
+///           4 idToken with an authorization code: kind 3's fields, then string authorizationCode (1-1024)
 /// ```
+///
+/// ``idToken(provider:idToken:rawNonce:authorizationCode:)`` is sent as kind 3 without a code and as kind 4 with
+/// one, so a client that sends no code speaks to gateways that predate kind 4.
 public enum Credential: Hashable, Sendable {
     case password(email: String, password: String)
     case emailLink(token: String, verifier: [UInt8])
-    case idToken(provider: IdentityProvider, idToken: String, rawNonce: String?)
+    /// `authorizationCode`: Sign in with Apple's code (ASAuthorizationAppleIDCredential's `authorizationCode`), which
+    /// identity exchanges for a refresh token it revokes when the account is deleted; ignored for Google.
+    case idToken(provider: IdentityProvider, idToken: String, rawNonce: String?, authorizationCode: String? = nil)
 
     public init(from buffer: inout ByteBuffer) throws(WireError) {
         switch try buffer.readWire(UInt8.self) {
@@ -38,20 +44,27 @@ public enum Credential: Hashable, Sendable {
             )
             guard !verifier.isEmpty else { throw .invalidValue("credential.verifier") }
             self = .emailLink(token: token, verifier: verifier)
-        case 3:
-            self = .idToken(
-                provider: try buffer.readEnum(IdentityProvider.self, "credential.provider"),
-                idToken: try buffer.readLengthPrefixedString(
-                    "credential.idToken",
-                    maxBytes: IdentityLimits.idTokenByteCountMax
-                ),
-                rawNonce: try buffer.readOptional { (buffer) throws(WireError) in
-                    try buffer.readLengthPrefixedString(
-                        "credential.rawNonce",
-                        maxBytes: IdentityLimits.rawNonceByteCountMax
-                    )
-                }
+        case let kind where kind == 3 || kind == 4:
+            let provider = try buffer.readEnum(IdentityProvider.self, "credential.provider")
+            let idToken = try buffer.readLengthPrefixedString(
+                "credential.idToken",
+                maxBytes: IdentityLimits.idTokenByteCountMax
             )
+            let rawNonce = try buffer.readOptional { (buffer) throws(WireError) in
+                try buffer.readLengthPrefixedString(
+                    "credential.rawNonce",
+                    maxBytes: IdentityLimits.rawNonceByteCountMax
+                )
+            }
+            var code: String?
+            if kind == 4 {
+                code = try buffer.readLengthPrefixedString(
+                    "credential.authorizationCode",
+                    maxBytes: IdentityLimits.authorizationCodeByteCountMax
+                )
+                guard code?.isEmpty == false else { throw .invalidValue("credential.authorizationCode") }
+            }
+            self = .idToken(provider: provider, idToken: idToken, rawNonce: rawNonce, authorizationCode: code)
         default:
             throw .invalidValue("credential.kind")
         }
@@ -67,11 +80,12 @@ public enum Credential: Hashable, Sendable {
             buffer.writeInteger(UInt8(2))
             buffer.writeLengthPrefixedString(token)
             buffer.writeLengthPrefixedBytes(verifier)
-        case .idToken(let provider, let idToken, let rawNonce):
-            buffer.writeInteger(UInt8(3))
+        case .idToken(let provider, let idToken, let rawNonce, let code):
+            buffer.writeInteger(UInt8(code == nil ? 3 : 4))
             buffer.writeInteger(provider.rawValue)
             buffer.writeLengthPrefixedString(idToken)
             buffer.writeOptional(rawNonce) { $0.writeLengthPrefixedString($1) }
+            if let code { buffer.writeLengthPrefixedString(code) }
         }
     }
 }

@@ -125,6 +125,53 @@ public enum GatewayMethods {
     // 0x0531 is retired: it was `outbox`, which let any client read live sign-in links. The outbox is read only
     // on identity's cluster-secret listener (`IdentityMethods.listOutbox`).
 
+    // MARK: Account management
+
+    /// Mails a password-reset link if an account has the address (a notice otherwise); the same answer either way.
+    public static let startPasswordReset = RPCMethod<PasswordResetStartRequest, Empty>(
+        id: 0x0540,
+        name: "gateway.startPasswordReset",
+        idempotent: false
+    )
+    /// Sets a new password with a reset link's token; every session is signed out and a fresh one answered.
+    public static let completePasswordReset = RPCMethod<PasswordResetCompleteRequest, SessionTokens>(
+        id: 0x0541,
+        name: "gateway.completePasswordReset",
+        idempotent: false
+    )
+    /// Changes the caller's password (the current one, or a recent sign-in); every other session is signed out and
+    /// the caller gets a fresh session.
+    public static let changePassword = RPCMethod<PasswordChangeRequest, SessionTokens>(
+        id: 0x0542,
+        name: "gateway.changePassword",
+        idempotent: false
+    )
+    /// Signs the caller (a member) out of every session, and refuses every access token issued before.
+    public static let signOutEverywhere = RPCMethod<AuthenticatedRequest, Empty>(
+        id: 0x0543,
+        name: "gateway.signOutEverywhere",
+        idempotent: false
+    )
+    /// Removes one credential of the caller (a member, recently signed in), never the last one.
+    public static let unlinkCredential = RPCMethod<UnlinkRequest, Empty>(
+        id: 0x0544,
+        name: "gateway.unlinkCredential",
+        idempotent: false
+    )
+    /// Mails a link to the caller's new address (the current password, or a recent sign-in); the same answer whether
+    /// or not another account has it.
+    public static let startEmailChange = RPCMethod<EmailChangeStartRequest, Empty>(
+        id: 0x0545,
+        name: "gateway.startEmailChange",
+        idempotent: false
+    )
+    /// Moves the account's email to the new address with the link's token; the old address is told.
+    public static let completeEmailChange = RPCMethod<CompleteEmailChangeRequest, Empty>(
+        id: 0x0546,
+        name: "gateway.completeEmailChange",
+        idempotent: false
+    )
+
     // MARK: The operation table
 
     /// Every method above, in id order: the gateway's router serves exactly these (`RPCRouter(serving:)`), and
@@ -135,5 +182,8 @@ public enum GatewayMethods {
         checkFeature.descriptor,
         putDocument.descriptor, getDocument.descriptor, listDocuments.descriptor, deleteDocument.descriptor,
         exportDocuments.descriptor, importDocuments.descriptor, jwks.descriptor,
+        startPasswordReset.descriptor, completePasswordReset.descriptor, changePassword.descriptor,
+        signOutEverywhere.descriptor, unlinkCredential.descriptor, startEmailChange.descriptor,
+        completeEmailChange.descriptor,
     ]
 }

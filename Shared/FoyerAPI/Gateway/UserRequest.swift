@@ -16,3 +16,6 @@ extension GatewayListRequest: UserRequest {}
 extension GatewayExportRequest: UserRequest {}
 extension GatewayImportRequest: UserRequest {}
 extension GatewayFeatureRequest: UserRequest {}
+extension PasswordChangeRequest: UserRequest {}
+extension UnlinkRequest: UserRequest {}
+extension EmailChangeStartRequest: UserRequest {}

@@ -18,6 +18,8 @@ public enum IdentityLimits {
     public static let operationIDByteCountMax = 128
     /// The raw nonce the app hashed into an ID-token request.
     public static let rawNonceByteCountMax = 256
+    /// A Sign in with Apple authorization code (single use, valid five minutes; about 64 characters today).
+    public static let authorizationCodeByteCountMax = 1024
     /// The email-link verifier (the client's secret); its challenge is exactly 32 bytes (SHA-256).
     public static let verifierByteCountMax = 128
     public static let verifierChallengeByteCount = 32
@@ -49,4 +51,8 @@ public enum IdentityLimits {
     public static let adminActionByteCountMax = 64
     public static let adminTargetByteCountMax = 128
     public static let adminOutcomeByteCountMax = 64
+    /// A plan or role name in a user's access tokens (1–64 bytes; see `setUserPlan`, `setUserRoles`).
+    public static let grantNameByteCountMax = 64
+    /// App-defined roles of one user.
+    public static let rolesCountMax = 16
 }

@@ -249,6 +249,111 @@ public enum IdentityMethods {
         idempotent: true
     )
 
+    // MARK: Account management
+
+    /// Mails a single-use password-reset link to the address if an account has it as its email credential, and a
+    /// notice without a link otherwise: the answer (and the mail sent) is the same whether the address is known.
+    public static let startPasswordReset = RPCMethod<StartPasswordResetRequest, Empty>(
+        id: 0x0180,
+        name: "identity.startPasswordReset",
+        idempotent: false
+    )
+    /// Redeems a password-reset token: sets the new password, marks the email verified, revokes every session and
+    /// every access token issued before, and answers a fresh session.
+    public static let completePasswordReset = RPCMethod<CompletePasswordResetRequest, SessionTokens>(
+        id: 0x0181,
+        name: "identity.completePasswordReset",
+        idempotent: false
+    )
+    /// Changes (or sets) a member's password, given the current one or from a recent sign-in; revokes every
+    /// session and every access token issued before, and answers a fresh session for the caller.
+    public static let changePassword = RPCMethod<ChangePasswordRequest, SessionTokens>(
+        id: 0x0182,
+        name: "identity.changePassword",
+        idempotent: false
+    )
+    /// Removes one credential of a member (from a recent sign-in), never the last one.
+    public static let unlinkCredential = RPCMethod<UnlinkCredentialRequest, Empty>(
+        id: 0x0183,
+        name: "identity.unlinkCredential",
+        idempotent: false
+    )
+    /// Mails a single-use link to a member's new address (from the current password or a recent sign-in); the same
+    /// answer whether or not another account has that address.
+    public static let startEmailChange = RPCMethod<StartEmailChangeRequest, Empty>(
+        id: 0x0184,
+        name: "identity.startEmailChange",
+        idempotent: false
+    )
+    /// Redeems an email-change token: the account's email credential moves to the new address (password kept,
+    /// verified), and the old address is told.
+    public static let completeEmailChange = RPCMethod<CompleteEmailChangeRequest, Empty>(
+        id: 0x0185,
+        name: "identity.completeEmailChange",
+        idempotent: false
+    )
+
+    // MARK: Plans and roles in access tokens
+
+    /// Sets the plan named in the user's access tokens from now on (the gateway, after guest-quota's `changePlan`).
+    public static let setUserPlan = RPCMethod<SetUserPlanRequest, Empty>(
+        id: 0x01B0,
+        name: "identity.setUserPlan",
+        idempotent: true
+    )
+
+    /// Replaces the app-defined roles named in the user's access tokens from now on.
+    public static let setUserRoles = RPCMethod<SetUserRolesRequest, Empty>(
+        id: 0x01B1,
+        name: "identity.setUserRoles",
+        idempotent: true
+    )
+
+    // MARK: Sign in with Apple: token revocation
+
+    /// Revokes at Apple the refresh token identity keeps for each user (from the authorization code given at
+    /// sign-in or link) and forgets it: the delete-everything and merge sagas call it before identity removes the
+    /// user. One outcome per user; `apple-unavailable` when Apple could not be reached or failed for any of them
+    /// (the rows Apple did accept are gone, so calling again finishes the job).
+    public static let revokeAppleTokens = RPCMethod<Batch<IdentityUserRequest>, Batch<AppleTokenRevocation>>(
+        id: 0x0190,
+        name: "identity.revokeAppleTokens",
+        idempotent: true
+    )
+
+    // MARK: Events to the app's backend
+
+    /// One page of identity's events (webhook outbox), newest first, of one user and/or in one state.
+    public static let listEvents = RPCMethod<ListEventsRequest, EventPage>(
+        id: 0x01A0,
+        name: "identity.listEvents",
+        idempotent: true
+    )
+    /// One event by id, with its delivery state and body; `not-found` when there is none (or it was pruned).
+    public static let getEvent = RPCMethod<EventRequest, EventInfo>(
+        id: 0x01A1,
+        name: "identity.getEvent",
+        idempotent: true
+    )
+    /// Makes an event pending again, due now, its attempts counted from zero: it is delivered again, with the same id.
+    public static let replayEvent = RPCMethod<EventRequest, EventInfo>(
+        id: 0x01A2,
+        name: "identity.replayEvent",
+        idempotent: true
+    )
+    /// `finishMerge` with the merge report's totals, written into the `user.merged` event.
+    public static let finishMergeWithReport = RPCMethod<FinishMergeRequest, Empty>(
+        id: 0x01A3,
+        name: "identity.finishMergeWithReport",
+        idempotent: true
+    )
+    /// `finishDelete` with the deletion's reason, written into the `user.deleted` event.
+    public static let finishDeleteWithReason = RPCMethod<FinishDeleteRequest, Empty>(
+        id: 0x01A4,
+        name: "identity.finishDeleteWithReason",
+        idempotent: true
+    )
+
     // MARK: The operation table
 
     /// Every method above: the router serves exactly these (`RPCRouter(serving:)`), and the README's method table
@@ -263,6 +368,11 @@ public enum IdentityMethods {
         listStuckAccounts.descriptor, listExpiredGuests.descriptor, findUser.descriptor, listUsers.descriptor,
         userCounts.descriptor, createAdminKey.descriptor, listAdminKeys.descriptor, revokeAdminKey.descriptor,
         verifyAdminKey.descriptor, beginAdminAction.descriptor, endAdminAction.descriptor,
-        listAdminActions.descriptor,
+        listAdminActions.descriptor, revokeAppleTokens.descriptor,
+        startPasswordReset.descriptor, completePasswordReset.descriptor, changePassword.descriptor,
+        unlinkCredential.descriptor, startEmailChange.descriptor, completeEmailChange.descriptor,
+        setUserPlan.descriptor, setUserRoles.descriptor,
+        listEvents.descriptor, getEvent.descriptor, replayEvent.descriptor, finishMergeWithReport.descriptor,
+        finishDeleteWithReason.descriptor,
     ]
 }

@@ -82,6 +82,15 @@ public enum IdentityStatus {
     /// The outbox is not the configured mailer, so there is nothing to list.
     public static let outboxDisabled = RPCStatus(rawValue: 0x3145)
 
+    // MARK: Account management
+    /// Neither the current password nor a recent sign-in: sign in again (or give the current password), then retry.
+    public static let recentSignInRequired = RPCStatus(rawValue: 0x3150)
+    /// The credential is the account's last one: removing it would leave no way to sign in.
+    public static let lastCredential = RPCStatus(rawValue: 0x3151)
+    /// The account has no credential of that kind (no email credential to set a password on or to move, no such
+    /// provider).
+    public static let credentialNotFound = RPCStatus(rawValue: 0x3152)
+
     // MARK: Not processed (safe to send again)
     /// A provider's keys are unavailable (fetch failed and no usable cached keys): fail closed.
     public static let providerUnavailable = RPCStatus(rawValue: 0x1101)
@@ -89,6 +98,9 @@ public enum IdentityStatus {
     public static let passwordHashingBusy = RPCStatus(rawValue: 0x1102)
     /// The mailer failed; nothing was kept.
     public static let mailUnavailable = RPCStatus(rawValue: 0x1103)
+    /// Apple's token endpoint could not be reached or failed while revoking a Sign in with Apple token; the
+    /// tokens it did revoke are forgotten, the others kept for the next attempt.
+    public static let appleUnavailable = RPCStatus(rawValue: 0x1104)
 
     /// Every identity status with its name, for logs, documentation and clients.
     public static let names: [RPCStatus: String] = [
@@ -107,6 +119,9 @@ public enum IdentityStatus {
         guestStillActive: "guest-still-active", idempotencyKeyReused: "idempotency-key-reused",
         outboxDisabled: "outbox-disabled", providerUnavailable: "provider-unavailable",
         passwordHashingBusy: "password-hashing-busy", mailUnavailable: "mail-unavailable",
+        recentSignInRequired: "recent-sign-in-required", lastCredential: "last-credential",
+        credentialNotFound: "credential-not-found",
+        appleUnavailable: "apple-unavailable",
     ]
 
     /// The name of an identity status (`credential-already-in-use`), or the runtime's name for other statuses.

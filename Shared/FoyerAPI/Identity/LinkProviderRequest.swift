@@ -8,18 +8,28 @@ public import NIOCore
 /// u8     provider                       IdentityProvider
 /// string idToken                        <= 8192 bytes
 /// bool   hasRawNonce, string rawNonce   <= 256 bytes
+/// bool   hasAuthorizationCode,          1-1024 bytes: Sign in with Apple's authorization code (see
+///        string authorizationCode       `ProviderSignInRequest`)
 /// ```
 public struct LinkProviderRequest: WireMessage, Hashable {
     public var uid: String
     public var provider: IdentityProvider
     public var idToken: String
     public var rawNonce: String?
+    public var authorizationCode: String?
 
-    public init(uid: String, provider: IdentityProvider, idToken: String, rawNonce: String? = nil) {
+    public init(
+        uid: String,
+        provider: IdentityProvider,
+        idToken: String,
+        rawNonce: String? = nil,
+        authorizationCode: String? = nil
+    ) {
         self.uid = uid
         self.provider = provider
         self.idToken = idToken
         self.rawNonce = rawNonce
+        self.authorizationCode = authorizationCode
     }
 
     public init(from buffer: inout ByteBuffer) throws(WireError) {
@@ -32,6 +42,14 @@ public struct LinkProviderRequest: WireMessage, Hashable {
         rawNonce = try buffer.readOptional { (buffer) throws(WireError) in
             try buffer.readLengthPrefixedString("linkProvider.rawNonce", maxBytes: IdentityLimits.rawNonceByteCountMax)
         }
+        authorizationCode = try buffer.readOptional { (buffer) throws(WireError) in
+            let code = try buffer.readLengthPrefixedString(
+                "linkProvider.authorizationCode",
+                maxBytes: IdentityLimits.authorizationCodeByteCountMax
+            )
+            guard !code.isEmpty else { throw .invalidValue("linkProvider.authorizationCode") }
+            return code
+        }
     }
 
     public func encode(into buffer: inout ByteBuffer) {
@@ -39,5 +57,6 @@ public struct LinkProviderRequest: WireMessage, Hashable {
         buffer.writeInteger(provider.rawValue)
         buffer.writeLengthPrefixedString(idToken)
         buffer.writeOptional(rawNonce) { $0.writeLengthPrefixedString($1) }
+        buffer.writeOptional(authorizationCode) { $0.writeLengthPrefixedString($1) }
     }
 }

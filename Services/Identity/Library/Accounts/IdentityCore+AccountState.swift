@@ -59,6 +59,11 @@ extension IdentityCore {
         try await finish(request, kind: .merging)
     }
 
+    /// `finishMergeWithReport`: `finishMerge`, its `user.merged` event carrying the merge report's totals.
+    func finishMergeWithReport(_ request: FinishMergeRequest) async throws {
+        try await finish(request.operation, kind: .merging, report: request)
+    }
+
     /// `beginDelete`: → `deleting(op)`, every session revoked, not-before moved: from here no token of the user
     /// works, and the deletion can only go forward. With `idleBeforeMilliseconds` (the inactivity clean-up), only
     /// an active guest idle since before the cutoff is marked, checked in the same transaction. Only an active
@@ -161,6 +166,11 @@ extension IdentityCore {
         try await finish(request, kind: .deleting)
     }
 
+    /// `finishDeleteWithReason`: `finishDelete`, its `user.deleted` event carrying the reason.
+    func finishDeleteWithReason(_ request: FinishDeleteRequest) async throws {
+        try await finish(request.operation, kind: .deleting, reason: request.reason)
+    }
+
     /// `finishDeleteBatch`: `finishDelete` of every request in one transaction, each answered on its own.
     func finishDeleteBatch(_ requests: [IdentityOperationRequest]) async throws -> [IdentityError?] {
         let now = self.now
@@ -175,10 +185,16 @@ extension IdentityCore {
         return refusals
     }
 
-    private func finish(_ request: IdentityOperationRequest, kind: AccountStateKind) async throws {
+    private func finish(
+        _ request: IdentityOperationRequest,
+        kind: AccountStateKind,
+        report: FinishMergeRequest? = nil,
+        reason: DeletionReason? = nil
+    ) async throws {
         let now = self.now
         try await database.transaction { sql in
-            if let refusal = try await self.finish(sql, [request], kind: kind, now: now)[0] { throw refusal }
+            let refusals = try await self.finish(sql, [request], kind: kind, now: now, report: report, reason: reason)
+            if let refusal = refusals[0] { throw refusal }
         }
         (kind == .merging ? FaultPoint.identityAfterFinishMerge : .identityAfterFinishDelete).reached()
         logger.info(
@@ -187,14 +203,17 @@ extension IdentityCore {
         )
     }
 
-    /// Removes everything of each user that is `kind` under its request's operation, and records the operations
-    /// as finished. A user already gone is fine if its operation finished before. Answers, per request, nil or why
-    /// it was refused.
+    /// Removes everything of each user that is `kind` under its request's operation, writes its event
+    /// (`user.merged` with `report`, `user.deleted` with `reason`; `finishEvent`), and records the operations as
+    /// finished. A user already gone is fine if its operation finished before (no second event). Answers, per
+    /// request, nil or why it was refused.
     private func finish(
         _ sql: any SQLDatabase,
         _ requests: [IdentityOperationRequest],
         kind: AccountStateKind,
-        now: Date
+        now: Date,
+        report: FinishMergeRequest? = nil,
+        reason: DeletionReason? = nil
     ) async throws -> [IdentityError?] {
         let kindText = UserRecords.stateText(kind)
         let users = try await UserRecords.load(sql, uids: requests.map(\.uid), lock: true)
@@ -217,6 +236,7 @@ extension IdentityCore {
                 continue
             }
             finishing[user.uid] = request.operationID
+            try await appendEvent(sql, Self.finishEvent(user, report: report, reason: reason), uid: user.uid, now: now)
             refusals.append(nil)
         }
         try await UserDeletion.deleteEverything(sql, uids: Array(finishing.keys))

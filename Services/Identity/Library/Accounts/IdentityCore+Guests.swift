@@ -28,7 +28,16 @@ extension IdentityCore {
             }
             guard claimed else { return (try await self.replayGuest(sql, keyHash: keyHash, now: now), false) }
             try await UserRecords.insert(sql, uid: uid, isAnonymous: true, now: now)
-            return (try await self.startSession(sql, uid: uid, isAnonymous: true, now: now, sessionID: sessionID), true)
+            try await self.recordCreated(sql, uid: uid, isAnonymous: true, method: "guest", now: now)
+            let tokens = try await self.startSession(
+                sql,
+                uid: uid,
+                isAnonymous: true,
+                now: now,
+                sessionID: sessionID,
+                grants: UserGrants.none
+            )
+            return (tokens, true)
         }
         if created { IdentityMetrics.signedUp(.guest) }
         logger.info("guest created", metadata: ["user.uid": "\(tokens.uid)", "session.id": "\(tokens.sessionID)"])

@@ -5,8 +5,9 @@ import SQLKit
 /// Removes every row identity holds about a user, on the transaction's connection: sessions and their refresh
 /// tokens, the email credential (and its failed-attempt count, email links, and the outbox messages to it and to
 /// any address a link email was sent for the user), provider identities, guest idempotency keys, conflict
-/// tickets on either side, and the user (used ID-token marks lose their uid). Only the operation id that did it
-/// is kept (`identity_finished_operations`), without the uid.
+/// tickets on either side, Sign in with Apple tokens (revoked at Apple by the saga's step before), and the user
+/// (used ID-token marks lose their uid). Only the operation id that did it is kept
+/// (`identity_finished_operations`), without the uid.
 enum UserDeletion {
     static func deleteEverything(_ sql: any SQLDatabase, uid: String) async throws {
         try await deleteEverything(sql, uids: [uid])
@@ -31,6 +32,8 @@ enum UserDeletion {
         for table in [
             "identity_sessions", "identity_emails", "identity_provider_links", "identity_guest_keys",
             "identity_email_links",
+            // Revoked at Apple by the saga's `revokeAppleTokens` step before this one; whatever is left goes too.
+            "identity_apple_tokens",
         ] {
             try await sql.raw("DELETE FROM \(ident: table) WHERE uid IN (\(binds: uids))").run()
         }

@@ -15,6 +15,8 @@ struct UserRecord: Sendable {
     var lastActivityAt: Date
     /// Access tokens issued (`iat`) before this second are refused.
     var tokensNotBefore: Int64
+    /// The plan an operator set and the app-defined roles, written into its access tokens.
+    var grants: UserGrants
 
     var accountState: AccountState {
         AccountState(
@@ -30,7 +32,7 @@ struct UserRecord: Sendable {
 /// SQL on `identity_users`. Every function runs on the connection it is given (usually a transaction's).
 enum UserRecords {
     static let columns =
-        "uid, is_anonymous, state, merge_into, operation_id, state_since, created_at, last_activity_at, tokens_not_before"
+        "uid, is_anonymous, state, merge_into, operation_id, state_since, created_at, last_activity_at, tokens_not_before, plan, roles"
 
     static func insert(_ sql: any SQLDatabase, uid: String, isAnonymous: Bool, now: Date) async throws {
         let now = now.atWirePrecision
@@ -38,7 +40,7 @@ enum UserRecords {
             """
             INSERT INTO identity_users (\(unsafeRaw: columns))
             VALUES (\(bind: uid), \(bind: isAnonymous), 'active', NULL, NULL, NULL, \(SQLTimestamp(now)),
-                    \(SQLTimestamp(now)), 0)
+                    \(SQLTimestamp(now)), 0, NULL, '')
             """
         ).run()
         if !isAnonymous { IdentityMetrics.signedUp(.member) }
@@ -100,14 +102,45 @@ enum UserRecords {
             stateSince: try row.decodeOptionalDate(column: "state_since"),
             createdAt: try row.decodeDate(column: "created_at"),
             lastActivityAt: try row.decodeDate(column: "last_activity_at"),
-            tokensNotBefore: try row.decode(column: "tokens_not_before", as: Int64.self)
+            tokensNotBefore: try row.decode(column: "tokens_not_before", as: Int64.self),
+            grants: UserGrants(
+                plan: try row.decode(column: "plan", as: String?.self),
+                rolesText: try row.decode(column: "roles", as: String.self)
+            )
         )
     }
 
-    /// The user is now a permanent account.
+    /// The user is now a permanent account, on the member plan (a plan set for it as a guest is dropped, as the
+    /// gateway moves its quota account to the member plan).
     static func makePermanent(_ sql: any SQLDatabase, uid: String) async throws {
-        try await sql.raw("UPDATE identity_users SET is_anonymous = \(bind: false) WHERE uid = \(bind: uid)").run()
+        try await sql.raw(
+            "UPDATE identity_users SET is_anonymous = \(bind: false), plan = NULL WHERE uid = \(bind: uid)"
+        ).run()
         IdentityMetrics.signedUp(.member)
+    }
+
+    /// The user's grants, or nil when there is no such user.
+    static func loadGrants(_ sql: any SQLDatabase, uid: String) async throws -> UserGrants? {
+        guard let row = try await sql.raw("SELECT plan, roles FROM identity_users WHERE uid = \(bind: uid)").first()
+        else { return nil }
+        return UserGrants(
+            plan: try row.decode(column: "plan", as: String?.self),
+            rolesText: try row.decode(column: "roles", as: String.self)
+        )
+    }
+
+    /// Sets the plan an operator chose. Returns whether the user exists.
+    static func setPlan(_ sql: any SQLDatabase, uid: String, plan: String) async throws -> Bool {
+        try await !sql.raw("UPDATE identity_users SET plan = \(bind: plan) WHERE uid = \(bind: uid) RETURNING uid")
+            .all().isEmpty
+    }
+
+    /// Replaces the roles (sorted, without duplicates). Returns whether the user exists.
+    static func setRoles(_ sql: any SQLDatabase, uid: String, roles: [String]) async throws -> Bool {
+        let text = UserGrants(plan: nil, roles: roles).rolesText
+        return try await !sql.raw(
+            "UPDATE identity_users SET roles = \(bind: text) WHERE uid = \(bind: uid) RETURNING uid"
+        ).all().isEmpty
     }
 
     /// Access tokens issued before `now` (to the second) stop working.

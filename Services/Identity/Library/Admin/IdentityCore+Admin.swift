@@ -23,15 +23,17 @@ extension IdentityCore {
         }
         let user = try await getUser(IdentityUserRequest(uid: uid))
         let now = self.now
-        let live = try await database.withConnection { sql in
-            try await sql.raw(
-                """
-                SELECT COUNT(*) AS n FROM identity_sessions
-                WHERE uid = \(bind: uid) AND revoked_at IS NULL AND absolute_expires_at > \(SQLTimestamp(now))
-                """
-            ).first()?.decode(column: "n", as: Int64.self) ?? 0
+        let (live, grants) = try await database.withConnection { sql in
+            let live =
+                try await sql.raw(
+                    """
+                    SELECT COUNT(*) AS n FROM identity_sessions
+                    WHERE uid = \(bind: uid) AND revoked_at IS NULL AND absolute_expires_at > \(SQLTimestamp(now))
+                    """
+                ).first()?.decode(column: "n", as: Int64.self) ?? 0
+            return (live, try await UserRecords.loadGrants(sql, uid: uid))
         }
-        return AdminUserInfo(user: user, liveSessions: UInt64(live))
+        return AdminUserInfo(user: user, liveSessions: UInt64(live), roles: grants?.roles ?? [])
     }
 
     private static func uid(_ sql: any SQLDatabase, email: EmailAddress) async throws -> String? {

@@ -6,7 +6,7 @@ import SQLKit
 /// A row of `identity_email_links`.
 struct EmailLinkRecord: Sendable {
     var email: String
-    var purpose: EmailLinkPurpose
+    var purpose: EmailLinkKind
     var uid: String?
     var challenge: [UInt8]
     var expiresAt: Date
@@ -20,7 +20,7 @@ enum EmailLinkRecords {
         _ sql: any SQLDatabase,
         tokenHash: [UInt8],
         email: EmailAddress,
-        purpose: EmailLinkPurpose,
+        purpose: EmailLinkKind,
         uid: String?,
         challenge: [UInt8],
         source: ClientSource,
@@ -32,7 +32,7 @@ enum EmailLinkRecords {
             """
             INSERT INTO identity_email_links (token_hash, email, purpose, uid, challenge, created_at, expires_at,
                 consumed_at, failed_attempts, source_hash)
-            VALUES (\(SQLBytes(tokenHash)), \(bind: email.value), \(bind: purposeText(purpose)), \(bind: uid),
+            VALUES (\(SQLBytes(tokenHash)), \(bind: email.value), \(bind: purpose.text), \(bind: uid),
                 \(SQLBytes(challenge)), \(SQLTimestamp(now)), \(SQLTimestamp(expiry)), NULL, 0, \(sourceHash))
             """
         ).run()
@@ -48,7 +48,7 @@ enum EmailLinkRecords {
             ).first()
         else { return nil }
         let purposeText = try row.decode(column: "purpose", as: String.self)
-        guard let purpose = purpose(purposeText) else {
+        guard let purpose = EmailLinkKind(text: purposeText) else {
             throw IdentityStoreError("unknown email-link purpose '\(purposeText)'")
         }
         return EmailLinkRecord(
@@ -134,17 +134,6 @@ enum EmailLinkRecords {
     }
 
     static func purposeText(_ purpose: EmailLinkPurpose) -> String {
-        switch purpose {
-        case .signIn: "sign-in"
-        case .link: "link"
-        }
-    }
-
-    static func purpose(_ text: String) -> EmailLinkPurpose? {
-        switch text {
-        case "sign-in": .signIn
-        case "link": .link
-        default: nil
-        }
+        EmailLinkKind(purpose).text
     }
 }

@@ -71,6 +71,18 @@ enum EmailRecords {
         ).run()
     }
 
+    /// Moves the user's email credential to `email` (proven by a link: verified), keeping its password.
+    static func changeAddress(_ sql: any SQLDatabase, uid: String, to email: EmailAddress) async throws {
+        try await sql.raw(
+            "UPDATE identity_emails SET email = \(bind: email.value), verified = \(bind: true) WHERE uid = \(bind: uid)"
+        ).run()
+    }
+
+    /// Removes the user's email credential (a member unlinking it).
+    static func delete(_ sql: any SQLDatabase, uid: String) async throws {
+        try await sql.raw("DELETE FROM identity_emails WHERE uid = \(bind: uid)").run()
+    }
+
     static func markVerified(_ sql: any SQLDatabase, email: EmailAddress) async throws {
         try await sql.raw(
             "UPDATE identity_emails SET verified = \(bind: true) WHERE email = \(bind: email.value)"

@@ -37,7 +37,7 @@ extension IdentityCore {
                 sql,
                 tokenHash: token.hash,
                 email: email,
-                purpose: request.purpose,
+                purpose: EmailLinkKind(request.purpose),
                 uid: request.uid,
                 challenge: request.verifierChallenge,
                 source: source,
@@ -117,7 +117,10 @@ extension IdentityCore {
     )
         async throws -> EmailLinkOutcome
     {
-        guard let link = try await EmailLinkRecords.load(sql, tokenHash: token.hash) else {
+        guard let link = try await EmailLinkRecords.load(sql, tokenHash: token.hash),
+            let purpose = link.purpose.emailLinkPurpose
+        else {
+            // A token of another kind (a password reset) is as unknown here as one never issued.
             throw IdentityError.invalidToken("unknown email-link token")
         }
         guard link.consumedAt == nil else {
@@ -140,7 +143,7 @@ extension IdentityCore {
         }
         guard let email = EmailAddress(link.email) else { throw IdentityStoreError("a stored email is invalid") }
         try await EmailLinkRecords.consume(sql, tokenHash: token.hash, now: now)
-        switch link.purpose {
+        switch purpose {
         case .signIn:
             return .session(try await signInByEmail(sql, email: email, now: now))
         case .link:
@@ -163,6 +166,7 @@ extension IdentityCore {
         }
         let uid = Identifiers.newUID()
         try await UserRecords.insert(sql, uid: uid, isAnonymous: false, now: now)
+        try await recordCreated(sql, uid: uid, isAnonymous: false, method: "email-link", now: now)
         guard
             try await EmailRecords.insert(sql, email: email, uid: uid, verified: true, passwordHash: nil, now: now)
         else { throw IdentityError.changedConcurrently("the address was claimed concurrently; try again") }
@@ -184,6 +188,7 @@ extension IdentityCore {
             guard record.uid == uid else {
                 return .conflict(try await tickets.issue(sql, holder: uid, account: record.uid, now: now))
             }
+            try await recordLinking(sql, uid: uid, credential: "email-link", now: now)
             try await UserRecords.makePermanent(sql, uid: uid)
             return .session(try await startSession(sql, uid: uid, isAnonymous: false, now: now))
         }
@@ -193,6 +198,7 @@ extension IdentityCore {
         guard
             try await EmailRecords.insert(sql, email: email, uid: uid, verified: true, passwordHash: nil, now: now)
         else { throw IdentityError.changedConcurrently("the address was claimed concurrently; try again") }
+        try await recordLinking(sql, uid: user.uid, credential: "email-link", now: now)
         try await UserRecords.makePermanent(sql, uid: user.uid)
         return .session(try await startSession(sql, uid: uid, isAnonymous: false, now: now))
     }
@@ -204,7 +210,7 @@ extension IdentityCore {
     /// naming the account are withdrawn, every session is revoked and the not-before moves, so no access or
     /// refresh token issued before works. The owner adds the credentials they want afterwards. A verified address
     /// is left alone (docs/DECISIONS.md, "Proving an address").
-    private func claimProvenEmail(
+    func claimProvenEmail(
         _ sql: any SQLDatabase,
         record: EmailRecord,
         email: EmailAddress,

@@ -116,6 +116,7 @@ extension IdentityCore {
                     throw IdentityError.emailAlreadyInUse()
                 }
             }
+            try await self.recordLinking(sql, uid: request.uid, credential: "password", now: now)
             try await UserRecords.makePermanent(sql, uid: request.uid)
             return try await self.startSession(sql, uid: request.uid, isAnonymous: false, now: now)
         }

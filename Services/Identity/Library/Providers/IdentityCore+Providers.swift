@@ -40,6 +40,13 @@ extension IdentityCore {
                 uid = Identifiers.newUID()
                 isAnonymous = false
                 try await UserRecords.insert(sql, uid: uid, isAnonymous: false, now: now)
+                try await self.recordCreated(
+                    sql,
+                    uid: uid,
+                    isAnonymous: false,
+                    method: request.provider.description,
+                    now: now
+                )
                 guard try await ProviderLinkRecords.insert(sql, identity: identity, uid: uid, now: now) else {
                     throw IdentityError.changedConcurrently("the identity was claimed concurrently; try again")
                 }
@@ -48,6 +55,7 @@ extension IdentityCore {
             return try await self.startSession(sql, uid: uid, isAnonymous: isAnonymous, now: now)
         }
         logger.info("provider sign-in", metadata: ["user.uid": "\(tokens.uid)", "provider": "\(request.provider)"])
+        await keepAppleToken(code: request.authorizationCode, identity: identity, uid: tokens.uid)
         return tokens
     }
 
@@ -79,6 +87,12 @@ extension IdentityCore {
                 guard try await ProviderLinkRecords.insert(sql, identity: identity, uid: request.uid, now: now) else {
                     throw IdentityError.changedConcurrently("the identity was claimed concurrently; try again")
                 }
+                try await self.recordLinking(
+                    sql,
+                    uid: request.uid,
+                    credential: request.provider.description,
+                    now: now
+                )
                 try await UserRecords.makePermanent(sql, uid: request.uid)
             }
             return .session(try await self.startSession(sql, uid: request.uid, isAnonymous: false, now: now))
@@ -86,7 +100,10 @@ extension IdentityCore {
         switch outcome {
         case .session(let tokens):
             logger.info("provider linked", metadata: ["user.uid": "\(tokens.uid)", "provider": "\(request.provider)"])
+            await keepAppleToken(code: request.authorizationCode, identity: identity, uid: tokens.uid)
         case .conflict(let details):
+            // The Apple identity is the other account's: its token is that account's to revoke.
+            await keepAppleToken(code: request.authorizationCode, identity: identity, uid: details.otherUID)
             logger.info(
                 "link met an existing account",
                 metadata: ["user.uid": "\(request.uid)", "other.uid": "\(details.otherUID)"]

@@ -51,6 +51,15 @@ enum ProviderLinkRecords {
         ).run()
     }
 
+    /// Unlinks the identity of `provider` from `uid` (a member removing it).
+    static func remove(_ sql: any SQLDatabase, uid: String, provider: IdentityProvider) async throws {
+        try await sql.raw(
+            """
+            DELETE FROM identity_provider_links WHERE uid = \(bind: uid) AND provider = \(bind: provider.description)
+            """
+        ).run()
+    }
+
     /// Unlinks every identity of `uid`. Returns how many there were.
     static func removeAll(_ sql: any SQLDatabase, uid: String) async throws -> Int {
         try await sql.raw("DELETE FROM identity_provider_links WHERE uid = \(bind: uid) RETURNING issuer").all().count

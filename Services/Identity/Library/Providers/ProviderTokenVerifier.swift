@@ -9,6 +9,8 @@ struct ProviderIdentity: Sendable {
     /// The provider's canonical issuer (the first of its allowlist): with `subject`, the identity's key.
     var issuer: String
     var subject: String
+    /// The token's audience that is on the allowlist: the app's client id (Sign in with Apple's `client_id`).
+    var audience: String
     var email: String?
     /// Whether the provider vouches for the email (informational; emails never join accounts).
     var emailTrusted: Bool
@@ -116,7 +118,7 @@ struct ProviderTokenVerifier: Sendable {
         guard let issuer = claims.iss, settings.issuers.contains(issuer) else {
             throw IdentityError.wrongIssuer()
         }
-        guard let audiences = claims.aud, audiences.contains(where: settings.audiences.contains) else {
+        guard let audience = claims.aud?.first(where: settings.audiences.contains) else {
             throw IdentityError.wrongAudience()
         }
         let skew = settings.clockSkew.timeInterval
@@ -136,6 +138,7 @@ struct ProviderTokenVerifier: Sendable {
             provider: provider,
             issuer: settings.issuers[0],
             subject: subject,
+            audience: audience,
             email: claims.email.flatMap { EmailAddress($0)?.value },
             emailTrusted: emailTrusted(claims),
             replayHash: nonceHash ?? replayHash(jti: claims.jti, signedPart: signedPart),

@@ -69,11 +69,37 @@ public struct IdentityConfiguration: Sendable {
     public var apple: ProviderSettings?
     /// Sign in with Google; `nil` (the default) refuses Google tokens with `provider-not-configured`.
     public var google: ProviderSettings?
+    /// Sign in with Apple's client-secret key and endpoints, to exchange the authorization codes given at sign-in
+    /// and link for refresh tokens and revoke them when the account is deleted. Needs `signingKeyEncryptionKey`
+    /// (the tokens are kept sealed with it). Default nil: codes are ignored, with a warning at start when Apple
+    /// sign-in is on.
+    public var appleRevocation: AppleRevocationSettings?
     /// Allows provider keys from a JWKS file or a plain-http URL, which only tests with a stand-in provider use
     /// (`--allow-test-identity-providers`). Default false: such settings stop the start, in every build.
     public var allowTestIdentityProviders: Bool = false
     /// How long a conflict ticket can be redeemed. Default 10 minutes.
     public var conflictTicketLifetime: Duration = .seconds(600)
+    /// How long after signing in a session may change the password or the email address, or remove a credential,
+    /// without giving the current password (a stolen long-lived session cannot). Measured from the session's start (a sign-in, a link,
+    /// a reset); refreshing does not extend it. Default 5 minutes.
+    public var recentSignInWindow: Duration = .seconds(300)
+
+    // MARK: Plans in access tokens
+
+    /// The plan a guest's access tokens name unless an operator set another (`setUserPlan`). The gateway opens
+    /// guests' quota accounts on its plan of the same name; the two must agree. Default "guest".
+    public var guestPlan: String = "guest"
+    /// The plan a permanent account's access tokens name unless an operator set another; a guest that links a
+    /// credential moves to it, as the gateway moves its quota account. Default "member".
+    public var memberPlan: String = "member"
+
+    // MARK: Events to the app's backend
+
+    /// The webhook endpoints and signing secrets identity delivers its events to. Default nil: no event is written.
+    public var webhooks: WebhookSettings?
+    /// How long an event is kept after it occurred, whatever its delivery state; the janitor removes it then.
+    /// Default 7 days.
+    public var eventRetention: Duration = .seconds(7 * 86_400)
 
     // MARK: Activity and maintenance
 
@@ -168,6 +194,17 @@ public struct EmailLinkSettings: Sendable {
     /// The link in the email; `{token}` is replaced by the token. Default "foyer://email-link#token={token}"
     /// (a fragment, so the token does not reach web servers' logs).
     public var linkTemplate: String = "foyer://email-link#token={token}"
+    /// The link in a password-reset email; `{token}` is replaced by the token. Default
+    /// "foyer://password-reset#token={token}" (a fragment, like `linkTemplate`).
+    public var passwordResetLinkTemplate: String = "foyer://password-reset#token={token}"
+    /// The subject of password-reset emails (a reset link, or the notice that no account has the address).
+    public var passwordResetSubject: String = "Reset your password"
+    /// The link in the email that confirms a new address; `{token}` is replaced by the token. Default
+    /// "foyer://email-change#token={token}".
+    public var emailChangeLinkTemplate: String = "foyer://email-change#token={token}"
+    /// The subject of the email to a new address, and of the notice to the old one once the change is done.
+    public var emailChangeSubject: String = "Confirm your new email address"
+    public var emailChangedSubject: String = "Your email address was changed"
     /// Subject and sender of the emails.
     public var subject: String = "Your sign-in link"
     public var sender: String = "Foyer <no-reply@localhost>"

@@ -21,12 +21,15 @@ enum IdentityConfigurationCheck {
             ("refreshAbsoluteLifetime", configuration.refreshAbsoluteLifetime),
             ("guestIdempotencyWindow", configuration.guestIdempotencyWindow),
             ("conflictTicketLifetime", configuration.conflictTicketLifetime),
+            ("recentSignInWindow", configuration.recentSignInWindow),
             ("emailLink.lifetime", configuration.emailLink.lifetime),
             ("maintenanceInterval", configuration.maintenanceInterval),
         ] {
             try require(duration > .zero, "\(name) must be positive")
         }
         try require(configuration.refreshReuseGrace >= .zero, "refreshReuseGrace must not be negative")
+        try require(configuration.eventRetention > .zero, "eventRetention must be positive")
+        if let problem = configuration.webhooks?.problem() { throw IdentityConfigurationError(problem) }
         try require(
             configuration.signingKeyRotationInterval.map { $0 > configuration.signingKeyActivationDelay } ?? true,
             "signingKeyRotationInterval must be longer than signingKeyActivationDelay (nil turns the schedule off)"
@@ -47,8 +50,17 @@ enum IdentityConfigurationCheck {
         }
         try require(configuration.emailLink.lifetime <= .seconds(600), "emailLink.lifetime must be at most 10 minutes")
         try require(configuration.emailLink.linkTemplate.contains("{token}"), "emailLink.linkTemplate needs {token}")
+        try require(
+            configuration.emailLink.passwordResetLinkTemplate.contains("{token}"),
+            "emailLink.passwordResetLinkTemplate needs {token}"
+        )
+        try require(
+            configuration.emailLink.emailChangeLinkTemplate.contains("{token}"),
+            "emailLink.emailChangeLinkTemplate needs {token}"
+        )
         try require(configuration.emailLink.perAddressMax >= 1, "emailLink.perAddressMax must be at least 1")
         try validateAbuseLimits(configuration)
+        try validateAppleRevocation(configuration)
         try require(configuration.password.hashConcurrencyMax >= 1, "password.hashConcurrencyMax must be at least 1")
         try require(configuration.password.minimumLength >= 1, "password.minimumLength must be at least 1")
         try require(configuration.failedLogins.freeAttempts >= 1, "failedLogins.freeAttempts must be at least 1")

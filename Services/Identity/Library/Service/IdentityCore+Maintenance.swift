@@ -7,8 +7,8 @@ extension IdentityCore {
     /// sessions past their absolute or idle expiry (or revoked a day ago) with their refresh tokens, email links
     /// past the limits' windows, outbox messages past their retention (they hold addresses), nonces past their
     /// token's expiry, tickets a day past theirs, guest keys past their window, stale failed-attempt counts,
-    /// finished operations a week old, admin keys 90 days after their revocation, audit entries after 400 days, and
-    /// signing keys no token can need. The signing key is rotated when the newest is older than
+    /// finished operations a week old, events past their retention, admin keys 90 days after their revocation,
+    /// audit entries after 400 days, and signing keys no token can need. The signing key is rotated when the newest is older than
     /// `signingKeyRotationInterval` (once, however many replicas run this at once). Then the signing keys are
     /// reloaded if due (a rotation on another replica).
     func runMaintenance() async throws {
@@ -74,6 +74,13 @@ extension IdentityCore {
                 limit: batch
             )
         }
+        try await prune(
+            "identity_events",
+            key: "position",
+            where: "occurred_at",
+            before: now.subtracting(configuration.eventRetention),
+            batch: batch
+        )
         try await prune(
             "identity_admin_actions",
             key: "id",

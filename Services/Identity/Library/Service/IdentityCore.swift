@@ -13,6 +13,9 @@ final class IdentityCore: Sendable {
     let mail: MailDelivery
     let apple: ProviderTokenVerifier?
     let google: ProviderTokenVerifier?
+    /// Sign in with Apple's token endpoint, to exchange authorization codes and revoke the tokens; nil without the
+    /// Apple client-secret settings.
+    let appleEndpoint: AppleTokenEndpoint?
     let activity: ActivityRecorder
     let statistics: IdentityStatistics
     let logger: Logger
@@ -25,6 +28,7 @@ final class IdentityCore: Sendable {
         mail: MailDelivery,
         apple: ProviderTokenVerifier?,
         google: ProviderTokenVerifier?,
+        appleEndpoint: AppleTokenEndpoint? = nil,
         statistics: IdentityStatistics,
         logger: Logger
     ) {
@@ -35,6 +39,7 @@ final class IdentityCore: Sendable {
         self.mail = mail
         self.apple = apple
         self.google = google
+        self.appleEndpoint = appleEndpoint
         self.activity = ActivityRecorder(interval: configuration.activityRecordInterval)
         self.statistics = statistics
         self.logger = logger

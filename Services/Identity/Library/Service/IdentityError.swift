@@ -23,8 +23,11 @@ struct IdentityError: Error, Equatable, CustomStringConvertible {
         // Users and the state machine.
         case userNotFound, accountNotActive, operationConflict, guestStillActive, idempotencyKeyReused
         case outboxDisabled
+        // Account management.
+        case recentSignInRequired, lastCredential, credentialNotFound
         // Not processed (safe to send again).
         case providerUnavailable, passwordHashingBusy, mailUnavailable
+        case appleUnavailable
     }
 
     private(set) var code: Code
@@ -141,6 +144,18 @@ extension IdentityError {
     static func outboxDisabled() -> Self { Self(.outboxDisabled, "the outbox is not the configured mailer") }
 }
 
+// MARK: Account management
+
+extension IdentityError {
+    static func recentSignInRequired() -> Self {
+        Self(.recentSignInRequired, "give the current password, or sign in again and retry within a few minutes")
+    }
+    static func lastCredential() -> Self {
+        Self(.lastCredential, "this is the account's last credential; add another before removing it")
+    }
+    static func credentialNotFound(_ message: String) -> Self { Self(.credentialNotFound, message) }
+}
+
 // MARK: Not processed
 
 extension IdentityError {
@@ -153,4 +168,5 @@ extension IdentityError {
         )
     }
     static func mailUnavailable(_ message: String) -> Self { Self(.mailUnavailable, message) }
+    static func appleUnavailable(_ message: String) -> Self { Self(.appleUnavailable, message) }
 }

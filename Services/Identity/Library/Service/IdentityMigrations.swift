@@ -224,6 +224,65 @@ enum IdentityMigrations {
                 "CREATE INDEX identity_provider_links_email ON identity_provider_links (lower(email))",
             ]
         },
+        Migration(version: 7, name: "Sign in with Apple refresh tokens, revoked at deletion") { engine in
+            [
+                // One row per user that gave an authorization code: the refresh token Apple exchanged it for, sealed
+                // with the key-encryption key named by kek_id (AES-256-GCM, the uid and client id as associated
+                // data), or NULL with why the exchange failed. The deletion saga revokes the token at Apple, then
+                // deletes the row.
+                """
+                CREATE TABLE identity_apple_tokens (
+                    uid TEXT PRIMARY KEY,
+                    client_id TEXT NOT NULL,
+                    sealed_token \(engine.binaryColumnType),
+                    kek_id TEXT,
+                    exchange_error TEXT,
+                    created_at BIGINT NOT NULL
+                )
+                """
+            ]
+        },
+        Migration(version: 8, name: "events to the app's backend (a transactional outbox of webhooks)") { engine in
+            [
+                // One row per event, written in the transaction of the change it reports and delivered to the
+                // webhook endpoints: `body` is the JSON delivered, byte for byte; `position` orders the outbox;
+                // `sequence` counts the uid's events (from identity_users.event_sequence). A claimed row carries
+                // `lease_until` while a replica sends it.
+                """
+                CREATE TABLE identity_events (
+                    position \(engine == .postgres
+                        ? "BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY" : "INTEGER PRIMARY KEY AUTOINCREMENT"),
+                    id TEXT NOT NULL UNIQUE,
+                    type TEXT NOT NULL,
+                    uid TEXT NOT NULL,
+                    sequence BIGINT NOT NULL,
+                    occurred_at BIGINT NOT NULL,
+                    body TEXT NOT NULL,
+                    state TEXT NOT NULL,
+                    attempts BIGINT NOT NULL,
+                    next_attempt_at BIGINT NOT NULL,
+                    lease_until BIGINT,
+                    last_error TEXT,
+                    delivered_at BIGINT
+                )
+                """,
+                "CREATE INDEX identity_events_due ON identity_events (state, next_attempt_at, position)",
+                "CREATE INDEX identity_events_uid ON identity_events (uid, position)",
+                "CREATE INDEX identity_events_occurred ON identity_events (occurred_at)",
+                // The last event sequence number given to the user (0: none yet).
+                "ALTER TABLE identity_users ADD COLUMN event_sequence BIGINT NOT NULL DEFAULT 0",
+            ]
+        },
+        Migration(
+            version: 9,
+            name: "plans and roles named in access tokens",
+            statements: [
+                // The plan an operator set (NULL: the guest or member plan, by `is_anonymous`); the app-defined
+                // roles, sorted and joined by commas ('' for none). Both are written into every access token.
+                "ALTER TABLE identity_users ADD COLUMN plan TEXT",
+                "ALTER TABLE identity_users ADD COLUMN roles TEXT NOT NULL DEFAULT ''",
+            ]
+        ),
     ]
 
     /// Every table, for tests that check nothing of a user is left.
@@ -231,6 +290,7 @@ enum IdentityMigrations {
         "identity_users", "identity_emails", "identity_provider_links", "identity_sessions",
         "identity_refresh_tokens", "identity_guest_keys", "identity_email_links", "identity_login_failures",
         "identity_used_nonces", "identity_conflict_tickets", "identity_signing_keys", "identity_outbox",
-        "identity_finished_operations", "identity_admin_keys", "identity_admin_actions",
+        "identity_finished_operations", "identity_admin_keys", "identity_admin_actions", "identity_apple_tokens",
+        "identity_events",
     ]
 }

@@ -55,6 +55,38 @@ enum IdentityRoutes {
         }
         router.route(M.listStuckAccounts) { request in try await core.listStuckAccounts(request) }
         router.route(M.listExpiredGuests) { request in try await core.listExpiredGuests(request) }
+        router.route(M.finishMergeWithReport) { request in
+            try await core.finishMergeWithReport(request)
+            return Empty()
+        }
+        router.route(M.finishDeleteWithReason) { request in
+            try await core.finishDeleteWithReason(request)
+            return Empty()
+        }
+        router.route(M.listEvents) { request in try await core.listEvents(request) }
+        router.route(M.getEvent) { request in try await core.getEvent(request) }
+        router.route(M.replayEvent) { request in try await core.replayEvent(request) }
+        router.route(M.startPasswordReset) { request in
+            try await core.startPasswordReset(request)
+            return Empty()
+        }
+        router.route(M.completePasswordReset) { request in try await core.completePasswordReset(request) }
+        router.route(M.changePassword) { request in try await core.changePassword(request) }
+        router.route(M.unlinkCredential) { request in
+            try await core.unlinkCredential(request)
+            return Empty()
+        }
+        router.route(M.startEmailChange) { request in
+            try await core.startEmailChange(request)
+            return Empty()
+        }
+        router.route(M.completeEmailChange) { request in
+            try await core.completeEmailChange(request)
+            return Empty()
+        }
+        router.route(M.revokeAppleTokens) { request in
+            Batch(try await core.revokeAppleTokens(try Self.nonEmpty(request.elements).map(\.uid)))
+        }
         registerAdministration(core, on: &router)
     }
 
@@ -74,6 +106,14 @@ enum IdentityRoutes {
             return Empty()
         }
         router.route(M.listAdminActions) { request in try await core.listAdminActions(request) }
+        router.route(M.setUserPlan) { request in
+            try await core.setUserPlan(request)
+            return Empty()
+        }
+        router.route(M.setUserRoles) { request in
+            try await core.setUserRoles(request)
+            return Empty()
+        }
     }
 
     /// A batch of no element is a caller's mistake, not a batch that did nothing.
@@ -129,9 +169,13 @@ enum IdentityRoutes {
         case .guestStillActive: return S.guestStillActive
         case .idempotencyKeyReused: return S.idempotencyKeyReused
         case .outboxDisabled: return S.outboxDisabled
+        case .recentSignInRequired: return S.recentSignInRequired
+        case .lastCredential: return S.lastCredential
+        case .credentialNotFound: return S.credentialNotFound
         case .providerUnavailable: return S.providerUnavailable
         case .passwordHashingBusy: return S.passwordHashingBusy
         case .mailUnavailable: return S.mailUnavailable
+        case .appleUnavailable: return S.appleUnavailable
         }
     }
 }

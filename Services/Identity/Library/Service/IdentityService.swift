@@ -15,9 +15,15 @@ public import ServiceLifecycle
 public final class IdentityService: Sendable {
     /// The RPC server hosting identity's methods; run it (in a `ServiceGroup`).
     public let server: RPCServer
-    /// Periodic work (pruning expired rows, reloading signing keys): run these beside the server. Each loop ends on
-    /// graceful shutdown.
-    public var backgroundServices: [any Service] { [IdentityJanitor(core: core)] }
+    /// Periodic work (pruning expired rows, reloading signing keys) and, with webhooks, the event deliverer: run these
+    /// beside the server. Each loop ends on graceful shutdown.
+    public var backgroundServices: [any Service] {
+        var services: [any Service] = [IdentityJanitor(core: core)]
+        if let webhooks = core.configuration.webhooks, let http {
+            services.append(EventDeliverer(core: core, settings: webhooks, http: http))
+        }
+        return services
+    }
     /// Counters of what the service did.
     public let statistics: IdentityStatistics
 
@@ -90,6 +96,7 @@ public final class IdentityService: Sendable {
             mail: try mailDelivery(configuration, http: http, logger: logger),
             apple: configuration.apple.map { verifier(.apple, $0, configuration, http, statistics) },
             google: configuration.google.map { verifier(.google, $0, configuration, http, statistics) },
+            appleEndpoint: try appleEndpoint(configuration, http: http, logger: logger),
             statistics: statistics,
             logger: logger
         )
@@ -151,6 +158,8 @@ public final class IdentityService: Sendable {
 
     private static func needsHTTP(_ configuration: IdentityConfiguration) -> Bool {
         if case .webhook = configuration.mailer { return true }
+        if configuration.webhooks != nil { return true }
+        if configuration.appleRevocation != nil { return true }
         return [configuration.apple, configuration.google].contains { settings in
             if case .url = settings?.keys { return true }
             return false
@@ -196,6 +205,29 @@ public final class IdentityService: Sendable {
             let client = http ?? URLSessionHTTPClient()
             return .external(WebhookMailer(url: url, secret: secret, http: client, timeout: .seconds(10)))
         }
+    }
+
+    /// Sign in with Apple's token endpoint when its settings are given (the key file read now, so a bad one stops
+    /// the start); otherwise nil, with a warning when Apple sign-in is on, since codes will be ignored.
+    private static func appleEndpoint(
+        _ configuration: IdentityConfiguration,
+        http: URLSessionHTTPClient?,
+        logger: Logger
+    ) throws -> AppleTokenEndpoint? {
+        guard let settings = configuration.appleRevocation else {
+            if configuration.apple != nil {
+                logger.warning(
+                    "Sign in with Apple without its client-secret settings (--apple-team-id, --apple-key-id, --apple-key-file): authorization codes are ignored and no Apple token is revoked when an account is deleted"
+                )
+            }
+            return nil
+        }
+        guard let http else { throw IdentityConfigurationError("Sign in with Apple revocation needs an HTTP client") }
+        logger.info(
+            "Sign in with Apple tokens are revoked on deletion",
+            metadata: ["apple.endpoint": "\(settings.endpoint)"]
+        )
+        return AppleTokenEndpoint(settings: settings, secret: try AppleClientSecret(settings: settings), http: http)
     }
 
     private static func verifier(

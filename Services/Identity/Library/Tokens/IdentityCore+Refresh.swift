@@ -8,7 +8,7 @@ extension IdentityCore {
     /// What a refresh did, decided inside the transaction and answered after it committed (a reuse must revoke
     /// the session even though the call fails).
     private enum RefreshOutcome {
-        case rotated(uid: String, isAnonymous: Bool, sessionID: String, successor: SecretToken, expiry: Date)
+        case rotated(user: UserRecord, sessionID: String, successor: SecretToken, expiry: Date)
         case reused(uid: String, sessionID: String)
     }
 
@@ -39,11 +39,13 @@ extension IdentityCore {
                 metadata: ["user.uid": "\(uid)", "session.id": "\(sessionID)"]
             )
             throw IdentityError.refreshTokenReused()
-        case .rotated(let uid, let isAnonymous, let sessionID, let successor, let expiry):
-            // `isAnonymous` is the user's current kind: a guest that linked a credential gets false from now on.
+        case .rotated(let user, let sessionID, let successor, let expiry):
+            // The user's current kind, plan and roles: a guest that linked a credential gets false from now on, a
+            // user whose plan or roles an operator changed gets the new ones.
             return try sessionTokens(
-                uid: uid,
-                isAnonymous: isAnonymous,
+                uid: user.uid,
+                isAnonymous: user.isAnonymous,
+                grants: user.grants,
                 sessionID: sessionID,
                 refreshToken: successor,
                 refreshExpiry: expiry,
@@ -74,8 +76,7 @@ extension IdentityCore {
             {
                 let expiry = min(token.lastUsedAt.adding(configuration.refreshIdleTimeout), token.absoluteExpiresAt)
                 return .rotated(
-                    uid: token.uid,
-                    isAnonymous: user.isAnonymous,
+                    user: user,
                     sessionID: token.sessionID,
                     successor: successor,
                     expiry: expiry
@@ -109,8 +110,7 @@ extension IdentityCore {
         )
         let expiry = min(now.adding(configuration.refreshIdleTimeout), token.absoluteExpiresAt)
         return .rotated(
-            uid: token.uid,
-            isAnonymous: user.isAnonymous,
+            user: user,
             sessionID: token.sessionID,
             successor: successor,
             expiry: expiry

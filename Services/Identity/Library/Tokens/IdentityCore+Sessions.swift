@@ -6,16 +6,20 @@ import SQLKit
 
 extension IdentityCore {
     /// Starts a session for `user` on the transaction's connection: a session row, its first refresh token, and
-    /// an access token.
+    /// an access token. `grants` are the user's as the transaction has them; nil reads them from its row.
     func startSession(
         _ sql: any SQLDatabase,
         uid: String,
         isAnonymous: Bool,
         now: Date,
-        sessionID: String = Identifiers.newSessionID()
+        sessionID: String = Identifiers.newSessionID(),
+        grants: UserGrants? = nil
     ) async throws
         -> SessionTokens
     {
+        var knownGrants = grants
+        if knownGrants == nil { knownGrants = try await UserRecords.loadGrants(sql, uid: uid) }
+        guard let grants = knownGrants else { throw IdentityStoreError("a session for a user with no row") }
         let refreshToken = SecretToken.generate()
         let absoluteExpiry = now.adding(configuration.refreshAbsoluteLifetime)
         try await SessionRecords.insertSession(sql, id: sessionID, uid: uid, now: now, absoluteExpiry: absoluteExpiry)
@@ -30,6 +34,7 @@ extension IdentityCore {
         return try sessionTokens(
             uid: uid,
             isAnonymous: isAnonymous,
+            grants: grants,
             sessionID: sessionID,
             refreshToken: refreshToken,
             refreshExpiry: min(now.adding(configuration.refreshIdleTimeout), absoluteExpiry),
@@ -41,6 +46,7 @@ extension IdentityCore {
     func sessionTokens(
         uid: String,
         isAnonymous: Bool,
+        grants: UserGrants,
         sessionID: String,
         refreshToken: SecretToken,
         refreshExpiry: Date,
@@ -49,6 +55,7 @@ extension IdentityCore {
         let (accessToken, accessExpiry) = try mintAccessToken(
             uid: uid,
             isAnonymous: isAnonymous,
+            grants: grants,
             sessionID: sessionID,
             now: now
         )
@@ -63,8 +70,15 @@ extension IdentityCore {
         )
     }
 
-    /// Signs an access token (`iat` = now in whole seconds, `exp` = iat + lifetime).
-    func mintAccessToken(uid: String, isAnonymous: Bool, sessionID: String, now: Date) throws -> (String, Date) {
+    /// Signs an access token (`iat` = now in whole seconds, `exp` = iat + lifetime), naming the user's plan (the one
+    /// an operator set, else the guest or member plan by kind) and roles.
+    func mintAccessToken(
+        uid: String,
+        isAnonymous: Bool,
+        grants: UserGrants,
+        sessionID: String,
+        now: Date
+    ) throws -> (String, Date) {
         let issuedAt = now.epochSeconds
         let expiresAt = issuedAt + Int64(configuration.accessTokenLifetime.timeInterval)
         let claims = AccessTokenClaims(
@@ -74,7 +88,9 @@ extension IdentityCore {
             issuer: configuration.issuer,
             audience: configuration.audience,
             issuedAt: issuedAt,
-            expiresAt: expiresAt
+            expiresAt: expiresAt,
+            plan: grants.plan ?? (isAnonymous ? configuration.guestPlan : configuration.memberPlan),
+            roles: grants.roles
         )
         let token = try keys.signer(now: now).sign(claims: claims)
         return (token, Date(timeIntervalSince1970: TimeInterval(expiresAt)))

@@ -134,6 +134,16 @@ enum SessionRecords {
         ).run()
     }
 
+    /// When the user's session began, if it exists and is not revoked.
+    static func liveSessionStart(_ sql: any SQLDatabase, sessionID: String, uid: String) async throws -> Date? {
+        try await sql.raw(
+            """
+            SELECT created_at FROM identity_sessions
+            WHERE id = \(bind: sessionID) AND uid = \(bind: uid) AND revoked_at IS NULL
+            """
+        ).first()?.decodeDate(column: "created_at")
+    }
+
     /// Whether the session exists, belongs to `uid` and is neither revoked nor expired at `now`.
     static func isLive(
         _ sql: any SQLDatabase,

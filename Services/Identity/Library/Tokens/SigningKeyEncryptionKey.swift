@@ -88,6 +88,17 @@ public struct SigningKeyEncryptionKey: Sendable {
         }
     }
 
+    /// Seals other secrets identity keeps (Apple refresh tokens) the same way: `nonce ‖ ciphertext ‖ tag`, bound to
+    /// `associatedData`, which must name the row (and what the secret is) so that it opens nowhere else.
+    func seal(_ secret: [UInt8], associatedData: [UInt8]) throws -> [UInt8] {
+        try AES256GCM.seal(secret, key: bytes, associatedData: associatedData).combined
+    }
+
+    /// Opens what ``seal(_:associatedData:)`` sealed with the same associated data; throws if anything differs.
+    func open(_ sealed: [UInt8], associatedData: [UInt8]) throws -> [UInt8] {
+        try AES256GCM.open(AES256GCM.SealedBox(combined: sealed), key: bytes, associatedData: associatedData)
+    }
+
     private static func formatError(_ problem: String) -> IdentityConfigurationError {
         IdentityConfigurationError(
             """

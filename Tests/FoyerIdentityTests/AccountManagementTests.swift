@@ -1,0 +1,360 @@
+import Foundation
+import FoyerAPI
+import FoyerCrypto
+import FoyerIdentity
+import FoyerRPC
+import FoyerTestSupport
+import FoyerWire
+import Testing
+
+extension IdentityHarness {
+    /// A guest made a member with `email` and `password`; its session.
+    func member(_ email: String, _ password: String) async throws -> SessionTokens {
+        let guest = try await newGuest()
+        return try await call(
+            IdentityMethods.linkPassword,
+            LinkPasswordRequest(uid: guest.uid, email: email, password: password)
+        ).linked()
+    }
+
+    /// Asks for a password reset of `email`; the newest message to it in the outbox.
+    func requestReset(_ email: String, challenge: [UInt8]? = nil, source: String = "") async throws -> OutboxMessage {
+        let before = Set(try await call(IdentityMethods.listOutbox, ListOutboxRequest(limit: 1000)).messages.map(\.id))
+        try await call(
+            IdentityMethods.startPasswordReset,
+            StartPasswordResetRequest(email: email, verifierChallenge: challenge, source: source)
+        )
+        let outbox = try await call(IdentityMethods.listOutbox, ListOutboxRequest(limit: 1000))
+        return try #require(outbox.messages.first { !before.contains($0.id) })
+    }
+
+    func completeReset(_ token: String, verifier: [UInt8]? = nil, _ password: String) async throws -> SessionTokens {
+        try await call(
+            IdentityMethods.completePasswordReset,
+            CompletePasswordResetRequest(token: token, verifier: verifier, newPassword: password)
+        )
+    }
+
+    func changePassword(
+        _ session: SessionTokens,
+        current: String?,
+        new: String,
+        source: String = ""
+    ) async throws -> SessionTokens {
+        try await call(
+            IdentityMethods.changePassword,
+            ChangePasswordRequest(
+                uid: session.uid,
+                sessionID: session.sessionID,
+                currentPassword: current,
+                newPassword: new,
+                source: source
+            )
+        )
+    }
+
+    func unlink(_ session: SessionTokens, _ credential: CredentialKind) async throws {
+        try await call(
+            IdentityMethods.unlinkCredential,
+            UnlinkCredentialRequest(uid: session.uid, sessionID: session.sessionID, credential: credential)
+        )
+    }
+}
+
+/// The token in a password-reset message built from the default template (`...#token=<43 characters>`).
+func resetToken(_ message: OutboxMessage) throws -> String {
+    #expect(message.body.contains("foyer://password-reset#token="))
+    return try #require(tokenInMessage(message.body))
+}
+
+@Suite("Account management: password reset and change, removing a credential, changing the email")
+struct AccountManagementTests {
+    @Test(
+        "A reset link sets the password once, signs every session out, refuses older tokens, and is no sign-in link",
+        arguments: TestEngine.allCases
+    )
+    func reset(engine: TestEngine) async throws {
+        try await withIdentity(engine) { identity in
+            let first = try await identity.member("reset@example.com", "the old passphrase")
+            let second = try await signIn(identity, "reset@example.com", "the old passphrase")
+            let token = try resetToken(try await identity.requestReset("Reset@Example.com"))
+            // The policy is checked before anything is spent.
+            #expect(await status { try await identity.completeReset(token, "password") } == IdentityStatus.weakPassword)
+            identity.clock.advance(by: .seconds(1))
+            let session = try await identity.completeReset(token, "a brand new passphrase")
+            #expect(session.uid == first.uid && !session.isAnonymous)
+            await identity.expectRevoked([first, second])
+            #expect(
+                await status { try await signIn(identity, "reset@example.com", "the old passphrase") }
+                    == IdentityStatus.invalidCredentials
+            )
+            #expect(try await signIn(identity, "reset@example.com", "a brand new passphrase").uid == first.uid)
+            let user = try await identity.call(IdentityMethods.getUser, IdentityUserRequest(uid: first.uid))
+            #expect(user.emailVerified && user.hasPassword)
+            #expect(
+                await status { try await identity.completeReset(token, "yet another passphrase") }
+                    == IdentityStatus.tokenAlreadyUsed
+            )
+            // A reset token signs in nowhere else, and a sign-in link resets nothing.
+            let other = try resetToken(try await identity.requestReset("reset@example.com"))
+            #expect(
+                await status { try await identity.completeLink(other, verifier: LinkVerifier().verifier) }
+                    == IdentityStatus.invalidToken
+            )
+            let client = LinkVerifier()
+            let signInLink = try await identity.requestLink("reset@example.com", verifier: client)
+            #expect(
+                await status {
+                    try await identity.completeReset(signInLink, verifier: client.verifier, "x passphrase y")
+                }
+                    == IdentityStatus.invalidToken
+            )
+            identity.clock.advance(by: .seconds(601))
+            #expect(
+                await status { try await identity.completeReset(other, "late passphrase here") }
+                    == IdentityStatus.tokenExpired
+            )
+        }
+    }
+
+    @Test(
+        "An unknown address gets the same answer and a notice without a link; resets and sign-in links share the limits",
+        arguments: TestEngine.allCases
+    )
+    func noEnumeration(engine: TestEngine) async throws {
+        try await withIdentity(engine) { identity in
+            _ = try await identity.member("known@example.com", "a fine passphrase")
+            let notice = try await identity.requestReset("nobody@example.com", source: "192.0.2.7")
+            #expect(tokenInMessage(notice.body) == nil)
+            #expect(notice.body.contains("no account uses this address"))
+            for email in ["known@example.com", "nobody@example.com"] {
+                let alreadySent = email == "known@example.com" ? 0 : 1
+                for _ in alreadySent..<3 { _ = try await identity.requestReset(email, source: "192.0.2.7") }
+                for _ in 0..<2 { _ = try await identity.requestLink(email, verifier: LinkVerifier()) }
+                let limited = try await rpcError {
+                    try await identity.call(
+                        IdentityMethods.startPasswordReset,
+                        StartPasswordResetRequest(email: email, source: "192.0.2.7")
+                    )
+                }
+                #expect(limited.status == IdentityStatus.tooManyAttempts)
+            }
+            // Both kinds were counted alike: three resets and two links for the unknown address too.
+            #expect(try await identity.count("identity_email_links", where: "email", is: "nobody@example.com") == 5)
+        }
+    }
+
+    @Test(
+        "A reset asked for with a challenge needs the verifier; wrong ones burn the token",
+        arguments: TestEngine.allCases
+    )
+    func resetVerifier(engine: TestEngine) async throws {
+        try await withIdentity(engine) { identity in
+            _ = try await identity.member("bound@example.com", "a fine passphrase")
+            let client = LinkVerifier()
+            let token = try resetToken(
+                try await identity.requestReset("bound@example.com", challenge: client.challenge)
+            )
+            #expect(
+                await status { try await identity.completeReset(token, "a newer passphrase") }
+                    == IdentityStatus.verifierMismatch
+            )
+            #expect(
+                try await identity.completeReset(token, verifier: client.verifier, "a newer passphrase").isAnonymous
+                    == false
+            )
+            let burnt = try resetToken(
+                try await identity.requestReset("bound@example.com", challenge: client.challenge)
+            )
+            for _ in 0..<5 {
+                #expect(
+                    await status { try await identity.completeReset(burnt, verifier: [9], "the newest passphrase") }
+                        == IdentityStatus.verifierMismatch
+                )
+            }
+            #expect(
+                await status { try await identity.completeReset(burnt, verifier: client.verifier, "the newest one") }
+                    == IdentityStatus.tokenAlreadyUsed
+            )
+        }
+    }
+
+    @Test(
+        "A password change needs the current password or a recent sign-in, is throttled, and signs other sessions out",
+        arguments: TestEngine.allCases
+    )
+    func change(engine: TestEngine) async throws {
+        try await withIdentity(engine) { identity in
+            let first = try await identity.member("change@example.com", "the first passphrase")
+            let other = try await signIn(identity, "change@example.com", "the first passphrase")
+            identity.clock.advance(by: .seconds(301))
+            #expect(
+                await status { try await identity.changePassword(first, current: nil, new: "the second passphrase") }
+                    == IdentityStatus.recentSignInRequired
+            )
+            #expect(
+                await status {
+                    try await identity.changePassword(first, current: "not the passphrase", new: "the second one!")
+                } == IdentityStatus.invalidCredentials
+            )
+            let changed = try await identity.changePassword(
+                first,
+                current: "the first passphrase",
+                new: "the second passphrase"
+            )
+            #expect(changed.uid == first.uid && changed.sessionID != first.sessionID)
+            await identity.expectRevoked([first, other])
+            #expect(try await signIn(identity, "change@example.com", "the second passphrase").uid == first.uid)
+            // Within the window after signing in, no current password is needed.
+            let fresh = try await signIn(identity, "change@example.com", "the second passphrase")
+            let again = try await identity.changePassword(fresh, current: nil, new: "the third passphrase")
+            await identity.expectRevoked([changed, fresh])
+            #expect(
+                try await identity.call(IdentityMethods.verifyAccessToken, .init(accessToken: again.accessToken)).uid
+                    == first.uid
+            )
+            // Wrong current passwords count as failed sign-ins from their source: past 5, the next one waits.
+            for _ in 0..<6 {
+                #expect(
+                    await status {
+                        try await identity.changePassword(
+                            again,
+                            current: "wrong guess",
+                            new: "x y z w v",
+                            source: "192.0.2.9"
+                        )
+                    } == IdentityStatus.invalidCredentials
+                )
+            }
+            #expect(
+                await status {
+                    try await identity.changePassword(
+                        again,
+                        current: "the third passphrase",
+                        new: "abcdefghij",
+                        source: "192.0.2.9"
+                    )
+                } == IdentityStatus.tooManyAttempts
+            )
+            let guest = try await identity.newGuest()
+            #expect(
+                await status { try await identity.changePassword(guest, current: nil, new: "a guest passphrase") }
+                    == IdentityStatus.memberRequired
+            )
+        }
+    }
+
+    @Test(
+        "Removing a credential needs a recent sign-in and never removes the last one",
+        arguments: TestEngine.allCases
+    )
+    func unlink(engine: TestEngine) async throws {
+        let provider = try await TestIdentityProvider.generate([("google-1", "RS256")])
+        try await withProviders(engine, apple: JWKSEndpoint(provider.jwksJSON)) { identity, _ in
+            let token = try await provider.sign(identity.googleClaims(sub: "g-unlink"), kid: "google-1")
+            let google = try await identity.providerSignIn(.google, token)
+            let linked = try await identity.call(
+                IdentityMethods.linkPassword,
+                LinkPasswordRequest(uid: google.uid, email: "unlink@example.com", password: "a fine passphrase")
+            ).linked()
+            #expect(
+                await status { try await identity.unlink(linked, .apple) } == IdentityStatus.credentialNotFound
+            )
+            try await identity.unlink(linked, .google)
+            let user = try await identity.call(IdentityMethods.getUser, IdentityUserRequest(uid: google.uid))
+            #expect(user.providers.isEmpty && user.email == "unlink@example.com")
+            #expect(await status { try await identity.unlink(linked, .email) } == IdentityStatus.lastCredential)
+            // Nothing else was revoked.
+            _ = try await identity.call(IdentityMethods.verifyAccessToken, .init(accessToken: google.accessToken))
+            identity.clock.advance(by: .seconds(301))
+            #expect(await status { try await identity.unlink(linked, .email) } == IdentityStatus.recentSignInRequired)
+            let guest = try await identity.newGuest()
+            #expect(await status { try await identity.unlink(guest, .email) } == IdentityStatus.memberRequired)
+        }
+    }
+
+    @Test(
+        "An email change mails the new address, moves the credential with its password, tells the old address",
+        arguments: TestEngine.allCases
+    )
+    func emailChange(engine: TestEngine) async throws {
+        try await withIdentity(engine) { identity in
+            let member = try await identity.member("old@example.com", "a fine passphrase")
+            _ = try await identity.member("taken@example.com", "another passphrase")
+            func start(_ email: String, current: String? = nil) async throws -> String {
+                try await identity.call(
+                    IdentityMethods.startEmailChange,
+                    StartEmailChangeRequest(
+                        uid: member.uid,
+                        sessionID: member.sessionID,
+                        currentPassword: current,
+                        newEmail: email
+                    )
+                )
+                let message = try #require(
+                    try await identity.call(IdentityMethods.listOutbox, ListOutboxRequest(recipient: email, limit: 1))
+                        .messages.first
+                )
+                #expect(message.body.contains("foyer://email-change#token="))
+                return try #require(tokenInMessage(message.body))
+            }
+            func complete(_ token: String) async throws {
+                try await identity.call(IdentityMethods.completeEmailChange, CompleteEmailChangeRequest(token: token))
+            }
+            let token = try await start("New@Example.com")
+            // The token is no sign-in link and no reset link.
+            #expect(
+                await status { try await identity.completeLink(token, verifier: LinkVerifier().verifier) }
+                    == IdentityStatus.invalidToken
+            )
+            #expect(
+                await status { try await identity.completeReset(token, "some passphrase") }
+                    == IdentityStatus.invalidToken
+            )
+            try await complete(token)
+            let user = try await identity.call(IdentityMethods.getUser, IdentityUserRequest(uid: member.uid))
+            #expect(user.email == "new@example.com" && user.emailVerified && user.hasPassword)
+            #expect(try await signIn(identity, "new@example.com", "a fine passphrase").uid == member.uid)
+            #expect(
+                await status { try await signIn(identity, "old@example.com", "a fine passphrase") }
+                    == IdentityStatus.invalidCredentials
+            )
+            let notice = try #require(
+                try await identity.call(
+                    IdentityMethods.listOutbox,
+                    ListOutboxRequest(recipient: "old@example.com", limit: 1)
+                ).messages.first
+            )
+            #expect(notice.subject == "Your email address was changed" && tokenInMessage(notice.body) == nil)
+            #expect(await status { try await complete(token) } == IdentityStatus.tokenAlreadyUsed)
+            // Sessions stay.
+            _ = try await identity.call(IdentityMethods.verifyAccessToken, .init(accessToken: member.accessToken))
+
+            // A taken address gets the same answer at start; the completion is refused and spends the token.
+            let taken = try await start("taken@example.com", current: "a fine passphrase")
+            #expect(await status { try await complete(taken) } == IdentityStatus.emailAlreadyInUse)
+            #expect(await status { try await complete(taken) } == IdentityStatus.tokenAlreadyUsed)
+
+            identity.clock.advance(by: .seconds(301))
+            #expect(await status { try await start("later@example.com") } == IdentityStatus.recentSignInRequired)
+            #expect(
+                await status { try await start("later@example.com", current: "wrong passphrase") }
+                    == IdentityStatus.invalidCredentials
+            )
+            let guest = try await identity.newGuest()
+            #expect(
+                await status {
+                    try await identity.call(
+                        IdentityMethods.startEmailChange,
+                        StartEmailChangeRequest(
+                            uid: guest.uid,
+                            sessionID: guest.sessionID,
+                            currentPassword: nil,
+                            newEmail: "guest@example.com"
+                        )
+                    )
+                } == IdentityStatus.memberRequired
+            )
+        }
+    }
+}
