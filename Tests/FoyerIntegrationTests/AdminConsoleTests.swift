@@ -14,7 +14,7 @@ struct AdminConsoleTests {
     private static let repository = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    @Test("key refused, unlock, find, a plan changed by the API, revoke and delete by the buttons: page and API agree")
+    @Test("key refused, unlock, find, a plan and roles changed by the API, revoke and delete by the buttons: page and API agree")
     func consoleInChromium() async throws {
         var options = RunningStackOptions()
         options.gatewayAdmin = true
@@ -79,6 +79,17 @@ struct AdminConsoleTests {
         #expect(changed.plan == newPlan)
         let searched = try await page.step(["do": "search", "email": member.email])
         #expect(searched.user?.uid == member.uid && searched.user?.plan == newPlan, "\(searched.message)")
+        #expect(searched.user?.roles == ["none"], "\(searched.message)")
+
+        // Roles set through the API show after a search, one per line, as the API sorted them.
+        let roles: APIRoles = try await api.send(
+            "PUT",
+            "/admin/v1/users/\(member.uid)/roles",
+            roles: ["editor", "app:beta"]
+        )
+        #expect(roles.roles == ["app:beta", "editor"])
+        let withRoles = try await page.step(["do": "search", "uid": member.uid])
+        #expect(withRoles.user?.roles == roles.roles, "\(withRoles.message)")
 
         // Revoke sessions with the button: none is left, and the audit log has the action.
         let revoked = try await page.step(["do": "revoke"])
@@ -143,6 +154,7 @@ private struct ConsoleReport: Decodable {
         var password: String
         var sessions: String
         var plan: String
+        var roles: [String]
     }
     struct AuditRow: Decodable {
         var action: String
@@ -191,6 +203,10 @@ private struct APIPlan: Decodable {
     var plan: String
 }
 
+private struct APIRoles: Decodable {
+    var roles: [String]
+}
+
 private struct APIActions: Decodable {
     struct Action: Decodable {
         var action: String
@@ -216,5 +232,10 @@ private struct AdminAPI {
     {
         let members = body?.mapValues(JSONValue.string)
         return try JSONDecoder().decode(Answer.self, from: Data(try await client.call(verb, path, body: members)))
+    }
+
+    func send<Answer: Decodable>(_ verb: String, _ path: String, roles: [String]) async throws -> Answer {
+        let body: [String: JSONValue] = ["roles": .array(roles.map(JSONValue.string))]
+        return try JSONDecoder().decode(Answer.self, from: Data(try await client.call(verb, path, body: body)))
     }
 }

@@ -304,6 +304,7 @@ READ = """
       password: text("user-password"), sessions: text("user-sessions"), plan: text("user-plan"),
       providers: Array.from(document.querySelectorAll("#user-providers li")).map((item) => item.textContent.trim()),
       features: Array.from(document.querySelectorAll("#user-features li")).map((item) => item.textContent.trim()),
+      roles: Array.from(document.querySelectorAll("#user-roles li")).map((item) => item.textContent.trim()),
       counters: rows("user-counters", 50).map(([name, used, limit]) => ({ name, used, limit })),
     },
     confirmShown: !confirmPanel.hidden,

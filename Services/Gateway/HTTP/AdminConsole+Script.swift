@@ -291,6 +291,7 @@ extension AdminConsole {
               (provider) => display(provider.provider) + (provider.email ? ": " + provider.email : ""));
             setText("user-sessions", display(user.liveSessions));
             setText("user-plan", display(user.plan));
+            fillList("user-roles", user.roles || [], (role) => display(role));
             fillList("user-features", (user.features || []).filter((feature) => feature.enabled),
               (feature) => display(feature.feature));
             fillTable("user-counters", user.counters || [], (counter) => [

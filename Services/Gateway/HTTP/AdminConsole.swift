@@ -82,6 +82,7 @@ enum AdminConsole {
                 <div><dt>Providers</dt><dd><ul id="user-providers"></ul></dd></div>
                 <div><dt>Live sessions</dt><dd id="user-sessions"></dd></div>
                 <div><dt>Plan</dt><dd id="user-plan"></dd></div>
+                <div><dt>Roles</dt><dd><ul id="user-roles"></ul></dd></div>
                 <div><dt>Features</dt><dd><ul id="user-features"></ul></dd></div>
               </dl>
               <table id="user-counters">
