@@ -221,9 +221,9 @@ public struct AccountOperations: Sendable {
     ///
     /// 1. identity `beginMerge`: the guest goes to `merging(into: account)` and its sessions are revoked;
     /// 2. user-data moves the guest's documents under `policy`; 3. guest-quota adds the guest's usage to the
-    ///    account's; 4. the deletion is recorded (reason `merge`); 5. identity `revokeAppleTokens` for the guest (a
-    ///    guest has no Apple token, so this finds none); 6. identity `finishMergeWithReport` deletes the guest,
-    ///    writing its `user.merged` event with the report's totals.
+    ///    account's; 4. the deletion is recorded (reason `merge`); 5. identity `finishMergeWithReport` deletes the
+    ///    guest, writing its `user.merged` event with the report's totals. No Apple step: identity keeps an Apple
+    ///    token only for a permanent account (a guest that signs in with Apple becomes one), so a guest never has one.
     public func mergeGuest(
         guest: String,
         into account: String,
@@ -246,7 +246,7 @@ public struct AccountOperations: Sendable {
         )
     }
 
-    /// Steps 2–6 of `mergeGuest`, for a guest already in `merging` (cleanup's recovery).
+    /// Steps 2–5 of `mergeGuest`, for a guest already in `merging` (cleanup's recovery).
     public func finishMerge(
         guest: String,
         into account: String,
@@ -270,7 +270,6 @@ public struct AccountOperations: Sendable {
         // never a deletion without its record.
         try await recorder.recordDeletion(uid: guest, operationID: operationID, reason: .merge, options: options)
         FaultPoint.mergeAfterRecord.reached()
-        _ = try await revokeAppleTokens([guest], options: options)
         _ = try await identity.call(
             IdentityMethods.finishMergeWithReport,
             FinishMergeRequest(uid: guest, operationID: operationID, report: report),
