@@ -139,6 +139,34 @@ struct EventOutboxTests {
         }
     }
 
+    @Test(
+        "The backlog counts pending events and dates the oldest; delivered and failed ones leave it",
+        arguments: TestEngine.allCases
+    )
+    func backlog(engine: TestEngine) async throws {
+        try await withIdentity(engine, configure: Self.withWebhooks) { identity in
+            let empty = try await identity.database.withConnection { sql in try await EventRecords.backlog(sql) }
+            #expect(empty.pending == 0 && empty.oldest == nil)
+            let created = identity.clock.now()
+            _ = try await identity.newGuest()
+            identity.clock.advance(by: .seconds(5))
+            _ = try await identity.newGuest()
+            let two = try await identity.database.withConnection { sql in try await EventRecords.backlog(sql) }
+            #expect(two.pending == 2)
+            #expect(
+                abs((two.oldest ?? .distantPast).timeIntervalSince(created)) < 0.001,
+                "\(String(describing: two.oldest))"
+            )
+            let events = try await identity.call(IdentityMethods.listEvents, ListEventsRequest()).events
+            try await identity.database.transaction { sql in
+                let oldest = Int64(events.map(\.position).min() ?? 0)
+                try await EventRecords.markDelivered(sql, position: oldest, now: identity.clock.now())
+            }
+            let one = try await identity.database.withConnection { sql in try await EventRecords.backlog(sql) }
+            #expect(one.pending == 1 && one.oldest.map { $0 > created } == true)
+        }
+    }
+
     @Test("Replaying makes an event pending and due again; maintenance removes events past the retention")
     func replayAndRetention() async throws {
         try await withIdentity(.sqlite, configure: Self.withWebhooks) { identity in

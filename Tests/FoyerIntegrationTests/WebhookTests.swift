@@ -152,15 +152,38 @@ struct WebhookTests {
         }
     }
 
-    @Test("a receiver with another secret refuses every delivery, and the event stays pending")
+    @Test(
+        "a receiver with another secret refuses every delivery, and the event stays pending; the metrics show the retries and the backlog"
+    )
     func wrongSecretIsDetected() async throws {
         let secret = WebhookReceiver.newSecret()
         try await WebhookReceiver.with(secret: WebhookReceiver.newSecret()) { impostor, port in
-            try await withRunningStack(Self.options(.sqlite, port: port, secret: secret)) { stack in
+            var options = Self.options(.sqlite, port: port, secret: secret)
+            options.metrics = true
+            // Attempts enough that the event is still pending when the backlog is next measured.
+            let prepare = options.prepare
+            options.prepare = { directory in
+                var environment = try await prepare?(directory) ?? [:]
+                environment[.identity, default: [:]]["FOYER_WEBHOOK_ATTEMPTS"] = "100"
+                return environment
+            }
+            try await withRunningStack(options) { stack in
                 _ = try await stack.withClient { try await $0.signInAsGuest() }
                 let received = try await impostor.wait(attempts: 2)
                 #expect(received.events.isEmpty && received.badSignatures >= 2)
                 #expect(try await Self.states(stack) == ["pending": 1])
+
+                // The backlog gauges are measured every 10 s: scrape until a measurement has seen the event.
+                let port = try stack.processes.metricsPort(of: .identity)
+                var scrape = try MetricsScrape.exchange(port: port)
+                for _ in 0..<60 where scrape.sample("foyer_identity_events_pending") != 1 {
+                    try await Task.sleep(for: .milliseconds(500))
+                    scrape = try MetricsScrape.exchange(port: port)
+                }
+                #expect(scrape.sample("foyer_identity_events_pending") == 1)
+                #expect(scrape.sample("foyer_identity_events_oldest_pending_seconds") ?? -1 >= 0)
+                #expect(scrape.sample("foyer_identity_webhook_attempts_total", #"outcome="retrying""#) ?? 0 >= 2)
+                #expect(scrape.sample("foyer_identity_webhook_attempts_total", #"outcome="delivered""#) == nil)
             }
         }
     }

@@ -16,10 +16,19 @@ struct EventDeliverer: Service {
     let settings: WebhookSettings
     let http: any HTTPClient
 
+    /// How often the backlog gauges are measured: a count over the pending events, kept off every poll.
+    static let backlogInterval: Duration = .seconds(10)
+
     func run() async throws {
         let logger = core.logger
         try? await cancelWhenGracefulShutdown { [self] in
+            let clock = ContinuousClock()
+            var backlogMeasured: ContinuousClock.Instant?
             while !Task.isCancelled {
+                if backlogMeasured.map({ clock.now - $0 >= Self.backlogInterval }) ?? true {
+                    backlogMeasured = clock.now
+                    await measureBacklog()
+                }
                 var claimed = 0
                 do {
                     claimed = try await deliverDue()
@@ -31,6 +40,19 @@ struct EventDeliverer: Service {
                 if claimed < settings.batchSize { try await Task.sleep(for: settings.pollInterval) }
             }
         }
+    }
+
+    /// Sets the backlog gauges; a failure leaves them as they were.
+    private func measureBacklog() async {
+        let backlog: (pending: Int64, oldest: Date?)
+        do {
+            backlog = try await core.database.withConnection { sql in try await EventRecords.backlog(sql) }
+        } catch {
+            core.logger.warning("measuring the event backlog failed", metadata: ["error": "\(error)"])
+            return
+        }
+        let age = backlog.oldest.map { max(0, core.now.timeIntervalSince($0)) } ?? 0
+        IdentityMetrics.eventBacklog(pending: backlog.pending, oldestAge: .milliseconds(Int64(age * 1000)))
     }
 
     /// Claims the due events and sends them; answers how many it claimed.
@@ -79,6 +101,7 @@ struct EventDeliverer: Service {
                 try await EventRecords.markDelivered(sql, position: event.position, now: now)
             }
         }
+        IdentityMetrics.webhookAttempt(failure == nil ? .delivered : retryAt == nil ? .failed : .retrying)
         guard let failure else { return }
         core.logger.log(
             level: retryAt == nil ? .error : .notice,

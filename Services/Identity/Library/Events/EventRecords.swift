@@ -81,6 +81,16 @@ enum EventRecords {
         }.sorted { $0.position < $1.position }
     }
 
+    /// How many events are pending, and when the oldest of them happened (nil when none is).
+    static func backlog(_ sql: any SQLDatabase) async throws -> (pending: Int64, oldest: Date?) {
+        guard
+            let row = try await sql.raw(
+                "SELECT COUNT(*) AS n, MIN(occurred_at) AS oldest FROM identity_events WHERE state = 'pending'"
+            ).first()
+        else { return (0, nil) }
+        return (try row.decode(column: "n", as: Int64.self), try row.decodeOptionalDate(column: "oldest"))
+    }
+
     /// Every endpoint took the event.
     static func markDelivered(_ sql: any SQLDatabase, position: Int64, now: Date) async throws {
         try await sql.raw(
