@@ -245,6 +245,58 @@ struct AccountManagementTests {
     }
 
     @Test(
+        "A password change and a reset each tell the address when, with no link, token or password in the notice",
+        arguments: TestEngine.allCases
+    )
+    func passwordChangedNotice(engine: TestEngine) async throws {
+        try await withIdentity(engine) { identity in
+            let member = try await identity.member("notice@example.com", "the first passphrase")
+            func expectNotice(_ secrets: [String]) async throws {
+                let notice = try #require(
+                    try await identity.call(
+                        IdentityMethods.listOutbox,
+                        ListOutboxRequest(recipient: "notice@example.com", limit: 1)
+                    ).messages.first
+                )
+                let formatter = DateFormatter()
+                formatter.locale = Locale(identifier: "en_US_POSIX")
+                formatter.timeZone = TimeZone(identifier: "UTC")
+                formatter.dateFormat = "d MMMM yyyy, HH:mm 'UTC'"
+                #expect(notice.subject == "Your password was changed")
+                #expect(notice.body.contains("changed on \(formatter.string(from: identity.clock.now()))."))
+                #expect(notice.body.contains("signed out") && notice.body.contains("reset your password"))
+                #expect(tokenInMessage(notice.body) == nil && !notice.body.contains("://"))
+                for secret in secrets { #expect(!notice.body.contains(secret) && !notice.subject.contains(secret)) }
+            }
+            identity.clock.advance(by: .seconds(61))
+            _ = try await identity.changePassword(member, current: "the first passphrase", new: "the second passphrase")
+            try await expectNotice(["the first passphrase", "the second passphrase"])
+
+            identity.clock.advance(by: .seconds(3600))
+            let token = try resetToken(try await identity.requestReset("notice@example.com"))
+            identity.clock.advance(by: .seconds(1))
+            _ = try await identity.completeReset(token, "the third passphrase")
+            try await expectNotice([token, "the second passphrase", "the third passphrase"])
+        }
+    }
+
+    @Test("A password change succeeds when its notice cannot be sent", arguments: TestEngine.allCases)
+    func passwordChangedNoticeUndelivered(engine: TestEngine) async throws {
+        try await withLoopbackHTTPServer({ _ in .init(status: 500) }) { server in
+            try await withIdentity(engine, configure: { $0.mailer = .webhook(url: server.url("/mail"), secret: nil) }) {
+                identity in
+                let member = try await identity.member("unsent@example.com", "the first passphrase")
+                let changed = try await identity.changePassword(member, current: nil, new: "the second passphrase")
+                #expect(changed.uid == member.uid)
+                let attempt = try #require(server.requests.last, "the notice was tried")
+                let payload = try JSONDecoder().decode([String: String].self, from: Data(attempt.body))
+                #expect(payload["to"] == "unsent@example.com" && payload["subject"] == "Your password was changed")
+                #expect(try await signIn(identity, "unsent@example.com", "the second passphrase").uid == member.uid)
+            }
+        }
+    }
+
+    @Test(
         "Removing a credential needs a recent sign-in and never removes the last one",
         arguments: TestEngine.allCases
     )

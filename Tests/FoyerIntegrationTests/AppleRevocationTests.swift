@@ -25,6 +25,9 @@ struct AppleRevocationTests {
 
     @Test("foyer sign-in --authorization-code, then foyer delete-account: the token is exchanged, then revoked")
     func commandLine() async throws { try await appleCommandLineJourney(SharedStack.get()) }
+
+    @Test("Unlinking Apple revokes the kept token; with Apple down the unlink succeeds and the deletion revokes it")
+    func unlink() async throws { try await appleUnlinkJourney(SharedStack.get()) }
 }
 
 @Suite(
@@ -46,6 +49,7 @@ struct PostgresAppleRevocationTests {
     @Test("the command line") func commandLine() async throws {
         try await appleCommandLineJourney(SharedStack.get())
     }
+    @Test("unlinking Apple") func unlink() async throws { try await appleUnlinkJourney(SharedStack.get()) }
 }
 
 extension RunningStackOptions {
@@ -78,6 +82,15 @@ private func credential(_ stack: RunningStack, subject: String, code: String?) a
 /// A code the fake exchanges for the refresh token `rt-<code>`.
 private func goodCode() -> String { "good-\(UUID().uuidString)" }
 
+/// A new guest on `client` that links a new Apple identity with `code`; its session.
+private func guestLinkingApple(_ client: FoyerClient, _ stack: RunningStack, code: String) async throws -> SessionTokens
+{
+    let guest = try await client.signInAsGuest()
+    let linked = try await client.link(try await credential(stack, subject: StandInApple.newSubject(), code: code))
+    #expect(linked.outcome == .linked)
+    return guest
+}
+
 /// A guest links Apple with a code: identity exchanges it (client secret checked as Apple would), keeps the refresh
 /// token sealed (not in clear in its table); deleting the account revokes that token at Apple and leaves no row.
 func appleRevocationJourney(_ stack: RunningStack) async throws {
@@ -85,11 +98,7 @@ func appleRevocationJourney(_ stack: RunningStack) async throws {
     let code = goodCode()
     let refreshToken = "rt-\(code)"
     try await stack.withClient { client async throws in
-        let guest = try await client.signInAsGuest()
-        let linked = try await client.link(
-            try await credential(stack, subject: StandInApple.newSubject(), code: code)
-        )
-        #expect(linked.outcome == .linked)
+        let guest = try await guestLinkingApple(client, stack, code: code)
 
         let exchanges = apple.calls("/auth/token", "code", code)
         #expect(exchanges.count == 1)
@@ -176,6 +185,41 @@ func appleNoTokenJourney(_ stack: RunningStack) async throws {
         }
     }
     #expect(apple.calls("/auth/revoke", "token", "rt-\(refusedCode)").isEmpty)
+}
+
+/// A member who linked Apple with a code and an email and password unlinks Apple: identity revokes the kept token at
+/// Apple and forgets it. With Apple answering 503, the unlink still succeeds, the token stays, and the account's
+/// deletion revokes it.
+func appleUnlinkJourney(_ stack: RunningStack) async throws {
+    let apple = try await FakeAppleTokenEndpoint.shared()
+    for appleDown in [false, true] {
+        let code = goodCode()
+        let refreshToken = "rt-\(code)"
+        try await stack.withClient { client async throws in
+            let guest = try await guestLinkingApple(client, stack, code: code)
+            let email = "unlink-\(UUID().uuidString.lowercased())@example.com"
+            #expect(try await client.link(email: email, password: "a fine passphrase").outcome == .linked)
+            #expect(try await stack.databases.appleToken(of: guest.uid)?.sealed != nil)
+            if appleDown { apple.refuse(refreshToken) }
+
+            try await client.unlinkCredential(.apple)
+            let revocations = apple.calls("/auth/revoke", "token", refreshToken)
+            #expect(revocations.count == 1)
+            for call in revocations {
+                try apple.expectAuthenticated(call)
+                #expect(call.form["token_type_hint"] == "refresh_token")
+            }
+            guard appleDown else {
+                #expect(try await stack.databases.appleToken(of: guest.uid) == nil)
+                return
+            }
+            #expect(try await stack.databases.appleToken(of: guest.uid)?.sealed != nil, "kept for the deletion")
+            apple.allow(refreshToken)
+            _ = try await client.deleteAccount()
+            #expect(apple.calls("/auth/revoke", "token", refreshToken).count == 2)
+            #expect(try await stack.databases.appleToken(of: guest.uid) == nil)
+        }
+    }
 }
 
 /// The command line passes the code on: `foyer sign-in --provider apple --id-token … --raw-nonce …

@@ -94,17 +94,7 @@ extension IdentityCore {
             throw error
         case .changed(let uid, let notice):
             logger.notice("email address changed", metadata: ["user.uid": "\(uid)"])
-            guard case .external(let mailer) = mail else { return }
-            do {
-                try await mailer.send(notice)
-                statistics.mailSent()
-            } catch {
-                // The change is made; the notice is a courtesy that must not undo it.
-                logger.error(
-                    "email-change notice not delivered",
-                    metadata: ["user.uid": "\(uid)", "error": "\(error)"]
-                )
-            }
+            await sendNotice(notice, uid: uid, "email-change notice")
         }
     }
 
@@ -142,21 +132,18 @@ extension IdentityCore {
             return .refused(IdentityError.emailAlreadyInUse())
         }
         try await EmailRecords.changeAddress(sql, uid: uid, to: newEmail)
-        let notice = MailMessage(
-            id: Identifiers.newMessageID(),
-            sender: configuration.emailLink.sender,
-            recipient: current.email,
+        let notice = try await keepNotice(
+            sql,
+            to: current.email,
             subject: configuration.emailLink.emailChangedSubject,
             body: """
                 The email address of your account was changed to another address: this address no longer signs in \
                 to it.
 
                 If you did not do this, sign in with your password and change the address back, or ask for help.
-                """
+                """,
+            now: now
         )
-        if case .outbox(let outbox) = mail {
-            try await outbox.store(sql, notice, now: now)
-        }
         return .changed(uid: uid, notice: notice)
     }
 }

@@ -9,7 +9,8 @@ extension IdentityCore {
     /// password (counted by the failed-login throttle and the source's hashing budget exactly as a sign-in) or,
     /// without one, with a session that started within `recentSignInWindow` (an account with no password yet can
     /// only do that). Then, in one transaction: the new hash, every session revoked and the not-before moved
-    /// (`signOutEverywhere`), and a new session for the caller, whose old access token is now too old.
+    /// (`signOutEverywhere`), and a new session for the caller, whose old access token is now too old. The account's
+    /// address is told of the change (`keepPasswordChangedNotice`); a notice that cannot be sent is only logged.
     func changePassword(_ request: ChangePasswordRequest) async throws -> SessionTokens {
         try checkPasswordPolicy(request.newPassword)
         let now = self.now
@@ -21,14 +22,17 @@ extension IdentityCore {
             now: now
         )
         let hash = try await hasher.hash(request.newPassword, permit: permit)
-        let tokens = try await database.transaction { sql in
+        let (tokens, notice) = try await database.transaction { sql in
             let current = try await self.memberEmail(sql, uid: request.uid, lock: true)
             guard current.email == record.email, current.passwordHash == record.passwordHash else {
                 throw IdentityError.changedConcurrently("the email credential changed meanwhile; try again")
             }
             try await EmailRecords.setPassword(sql, email: email, hash: hash)
             try await self.signOutEverywhere(sql, uid: request.uid, now: now)
-            return try await self.startSession(sql, uid: request.uid, isAnonymous: false, now: now)
+            return (
+                try await self.startSession(sql, uid: request.uid, isAnonymous: false, now: now),
+                try await self.keepPasswordChangedNotice(sql, to: email, now: now)
+            )
         }
         logger.notice(
             "password changed",
@@ -37,6 +41,7 @@ extension IdentityCore {
                 "password.proof": "\(request.currentPassword == nil ? "recent sign-in" : "current password")",
             ]
         )
+        await sendNotice(notice, uid: request.uid, "password-change notice")
         return tokens
     }
 
@@ -102,9 +107,11 @@ extension IdentityCore {
 
     /// `unlinkCredential`: removes the member's email credential (with its password) or one provider identity, from
     /// a recent sign-in, unless it is the last credential (`last-credential`). Sessions and tokens stay as they are.
+    /// Once Apple is unlinked, the Sign in with Apple token kept for it is revoked at Apple, best-effort
+    /// (`revokeUnlinkedAppleToken`).
     func unlinkCredential(_ request: UnlinkCredentialRequest) async throws {
         let now = self.now
-        try await database.transaction { sql in
+        let appleToken = try await database.transaction { sql -> AppleTokenRecords.Row? in
             let user = try await UserRecords.requireActive(sql, uid: request.uid, lock: true)
             guard !user.isAnonymous else {
                 throw IdentityError.memberRequired("a guest has no credential to remove")
@@ -123,14 +130,21 @@ extension IdentityCore {
             }
             guard (email == nil ? 0 : 1) + providers.count > 1 else { throw IdentityError.lastCredential() }
             switch request.credential {
-            case .email: try await EmailRecords.delete(sql, uid: request.uid)
-            case .apple: try await ProviderLinkRecords.remove(sql, uid: request.uid, provider: .apple)
-            case .google: try await ProviderLinkRecords.remove(sql, uid: request.uid, provider: .google)
+            case .email:
+                try await EmailRecords.delete(sql, uid: request.uid)
+                return nil
+            case .apple:
+                try await ProviderLinkRecords.remove(sql, uid: request.uid, provider: .apple)
+                return try await AppleTokenRecords.rows(sql, uids: [request.uid]).first
+            case .google:
+                try await ProviderLinkRecords.remove(sql, uid: request.uid, provider: .google)
+                return nil
             }
         }
         logger.notice(
             "credential removed",
             metadata: ["user.uid": "\(request.uid)", "credential": "\(request.credential)"]
         )
+        if let appleToken { await revokeUnlinkedAppleToken(appleToken) }
     }
 }

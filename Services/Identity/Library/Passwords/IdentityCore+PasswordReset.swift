@@ -108,7 +108,8 @@ extension IdentityCore {
     /// What redeeming a reset token decided inside its transaction (a wrong verifier is counted even though the
     /// call fails).
     private enum PasswordResetOutcome {
-        case session(SessionTokens)
+        /// Reset; the notice to the address (already in the outbox when that is the mailer).
+        case session(SessionTokens, notice: MailMessage)
         case refused(IdentityError)
     }
 
@@ -116,7 +117,8 @@ extension IdentityCore {
     /// unused, unexpired, the verifier if the reset was asked for with a challenge, the account still holding the
     /// address), the password policy, then in one transaction spends the token, stores the new hash, marks the
     /// address verified (removing whatever an unproven setup had attached: `claimProvenEmail`), withdraws conflict
-    /// tickets naming the account, revokes every session, moves the not-before and starts a new session.
+    /// tickets naming the account, revokes every session, moves the not-before and starts a new session. The address
+    /// is told of the change as after `changePassword` (`keepPasswordChangedNotice`).
     func completePasswordReset(_ request: CompletePasswordResetRequest) async throws -> SessionTokens {
         guard let token = SecretToken(text: request.token) else {
             throw IdentityError.invalidToken("the password-reset token is malformed")
@@ -135,8 +137,9 @@ extension IdentityCore {
             try await self.redeemReset(sql, token: token, verifier: request.verifier, hash: hash, now: now)
         }
         switch outcome {
-        case .session(let tokens):
+        case .session(let tokens, let notice):
             logger.notice("password reset", metadata: ["user.uid": "\(tokens.uid)"])
+            await sendNotice(notice, uid: tokens.uid, "password-reset notice")
             return tokens
         case .refused(let error):
             throw error
@@ -189,7 +192,10 @@ extension IdentityCore {
             now: now,
             interval: configuration.activityRecordInterval
         )
-        return .session(try await startSession(sql, uid: user.uid, isAnonymous: false, now: now))
+        return .session(
+            try await startSession(sql, uid: user.uid, isAnonymous: false, now: now),
+            notice: try await keepPasswordChangedNotice(sql, to: email, now: now)
+        )
     }
 
     /// Ends every way in to the account that predates now: conflict tickets naming it (issued to whoever proved an

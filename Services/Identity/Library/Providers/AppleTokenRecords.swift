@@ -78,8 +78,17 @@ enum AppleTokenRecords {
         }
     }
 
-    /// Forgets the user's row.
-    static func delete(_ sql: any SQLDatabase, uid: String) async throws {
-        try await sql.raw("DELETE FROM identity_apple_tokens WHERE uid = \(bind: uid)").run()
+    /// Forgets `row`, unless the user's row was replaced since it was read (a token kept by a newer link, after an
+    /// unlink, stays: sealing draws a fresh nonce, so no two sealed tokens are alike).
+    static func delete(_ sql: any SQLDatabase, _ row: Row) async throws {
+        if let sealed = row.sealedToken {
+            try await sql.raw(
+                "DELETE FROM identity_apple_tokens WHERE uid = \(bind: row.uid) AND sealed_token = \(SQLBytes(sealed))"
+            ).run()
+        } else {
+            try await sql.raw(
+                "DELETE FROM identity_apple_tokens WHERE uid = \(bind: row.uid) AND sealed_token IS NULL"
+            ).run()
+        }
     }
 }

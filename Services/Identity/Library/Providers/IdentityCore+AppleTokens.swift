@@ -86,11 +86,26 @@ extension IdentityCore {
         return uids.map { AppleTokenRevocation(outcome: outcomes[$0] ?? .none) }
     }
 
+    /// After `unlinkCredential` removed the user's Apple identity: revokes the token kept for it (`row`, read in the
+    /// unlink's transaction) at Apple and forgets it, best-effort. If Apple cannot revoke it now (unreachable,
+    /// failing, no answer within `requestTimeout`) the row stays, to be revoked when the account is deleted; the
+    /// unlink has succeeded either way.
+    func revokeUnlinkedAppleToken(_ row: AppleTokenRecords.Row) async {
+        do {
+            _ = try await revokeAppleToken(row)
+        } catch {
+            logger.warning(
+                "Sign in with Apple: the unlinked identity's token could not be revoked; the deletion will try again",
+                metadata: ["user.uid": "\(row.uid)", "error": "\(error)"]
+            )
+        }
+    }
+
     /// Revokes one row's token (or, without a token, forgets the record of the failed exchange), then deletes the
-    /// row.
+    /// row (unless a newer token replaced it meanwhile).
     private func revokeAppleToken(_ row: AppleTokenRecords.Row) async throws -> AppleTokenRevocation.Outcome {
         guard let sealed = row.sealedToken else {
-            try await database.transaction { sql in try await AppleTokenRecords.delete(sql, uid: row.uid) }
+            try await database.transaction { sql in try await AppleTokenRecords.delete(sql, row) }
             logger.info(
                 "Sign in with Apple: no token to revoke (its exchange had failed)",
                 metadata: ["user.uid": "\(row.uid)"]
@@ -115,7 +130,7 @@ extension IdentityCore {
             now: now
         ) {
         case .revoked:
-            try await database.transaction { sql in try await AppleTokenRecords.delete(sql, uid: row.uid) }
+            try await database.transaction { sql in try await AppleTokenRecords.delete(sql, row) }
             logger.info("Sign in with Apple: token revoked", metadata: ["user.uid": "\(row.uid)"])
             return .revoked
         case .failed(let reason):

@@ -205,6 +205,17 @@ public struct EmailLinkSettings: Sendable {
     /// The subject of the email to a new address, and of the notice to the old one once the change is done.
     public var emailChangeSubject: String = "Confirm your new email address"
     public var emailChangedSubject: String = "Your email address was changed"
+    /// The subject of the notice to an account's address once its password was changed or reset.
+    public var passwordChangedSubject: String = "Your password was changed"
+    /// The text of that notice; `{time}` is replaced by the time of the change (UTC, as "25 November 2026, 04:10
+    /// UTC"). It carries no link: the owner who did not make the change asks for a reset in the app.
+    public var passwordChangedBody: String = """
+        The password of your account was changed on {time}. Every other device signed in to the account was \
+        signed out.
+
+        If you did not do this, reset your password now ("Forgot password" in the app): the reset signs out \
+        every device again, including whoever changed it.
+        """
     /// Subject and sender of the emails.
     public var subject: String = "Your sign-in link"
     public var sender: String = "Foyer <no-reply@localhost>"
