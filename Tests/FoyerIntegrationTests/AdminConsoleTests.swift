@@ -14,7 +14,9 @@ struct AdminConsoleTests {
     private static let repository = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    @Test("key refused, unlock, find, a plan and roles changed by the API, revoke and delete by the buttons: page and API agree")
+    @Test(
+        "key refused, unlock, find, a plan and roles changed by the API, revoke and delete by the buttons: page and API agree"
+    )
     func consoleInChromium() async throws {
         var options = RunningStackOptions()
         options.gatewayAdmin = true
