@@ -162,7 +162,7 @@ extension IdentityCore {
                 now: now,
                 interval: configuration.activityRecordInterval
             )
-            return try await startSession(sql, uid: user.uid, isAnonymous: user.isAnonymous, now: now)
+            return try await startSession(sql, user: user, now: now)
         }
         let uid = Identifiers.newUID()
         try await UserRecords.insert(sql, uid: uid, isAnonymous: false, now: now)

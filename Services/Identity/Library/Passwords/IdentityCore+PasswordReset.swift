@@ -193,7 +193,7 @@ extension IdentityCore {
             interval: configuration.activityRecordInterval
         )
         return .session(
-            try await startSession(sql, uid: user.uid, isAnonymous: false, now: now),
+            try await startSession(sql, user: user, now: now),
             notice: try await keepPasswordChangedNotice(sql, to: email, now: now)
         )
     }

@@ -44,7 +44,7 @@ extension IdentityCore {
                 now: now,
                 interval: self.configuration.activityRecordInterval
             )
-            return try await self.startSession(sql, uid: user.uid, isAnonymous: user.isAnonymous, now: now)
+            return try await self.startSession(sql, user: user, now: now)
         }
         logger.info(
             "password sign-in",
@@ -91,7 +91,7 @@ extension IdentityCore {
             return .session(
                 try await database.transaction { sql in
                     let user = try await UserRecords.requireActive(sql, uid: request.uid, lock: true)
-                    return try await self.startSession(sql, uid: user.uid, isAnonymous: user.isAnonymous, now: now)
+                    return try await self.startSession(sql, user: user, now: now)
                 }
             )
         }

@@ -141,7 +141,7 @@ extension IdentityCore {
                 now: now,
                 interval: self.configuration.activityRecordInterval
             )
-            return try await self.startSession(sql, uid: account, isAnonymous: user.isAnonymous, now: now)
+            return try await self.startSession(sql, user: user, now: now)
         }
         logger.info("conflict ticket redeemed", metadata: ["user.uid": "\(request.uid)", "other.uid": "\(tokens.uid)"])
         return tokens

@@ -42,6 +42,12 @@ extension IdentityCore {
         )
     }
 
+    /// `startSession` for a user whose row the transaction has read: its kind, plan and roles as the row says, with
+    /// no second read.
+    func startSession(_ sql: any SQLDatabase, user: UserRecord, now: Date) async throws -> SessionTokens {
+        try await startSession(sql, uid: user.uid, isAnonymous: user.isAnonymous, now: now, grants: user.grants)
+    }
+
     /// The answer for a session: a new access token and the given refresh token.
     func sessionTokens(
         uid: String,
