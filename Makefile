@@ -43,7 +43,8 @@ build: deps ## Build everything (CONFIGURATION=release for optimised binaries)
 .PHONY: test
 # Tests run one at a time: on two cores, suites running side by side starve each other's timeouts. The formatting
 # check and the OpenAPI document's validation come first: they take seconds, and `make format` fixes what the first
-# finds.
+# finds. The whole output is kept in .build/test-output.log and, on failure, what failed is printed again last, where
+# a CI log's tail shows it.
 test: deps lint ## Check formatting and the OpenAPI documents, then run every test, on SQLite and on a throwaway PostgreSQL
 	python3 -m openapi_spec_validator docs/openapi.yaml
 	python3 -m openapi_spec_validator docs/admin-openapi.yaml
@@ -51,7 +52,14 @@ test: deps lint ## Check formatting and the OpenAPI documents, then run every te
 	url=$$(scripts/throwaway-postgres.sh start $$pgdir) || exit 1; \
 	trap "scripts/throwaway-postgres.sh stop $$pgdir >/dev/null 2>&1" EXIT; \
 	echo "PostgreSQL for tests at $$url"; \
-	FOYER_TEST_POSTGRES_URL=$$url $(SWIFT) test --no-parallel
+	mkdir -p .build; \
+	FOYER_TEST_POSTGRES_URL=$$url $(SWIFT) test --no-parallel 2>&1 | tee .build/test-output.log; \
+	status=$${PIPESTATUS[0]}; \
+	if [ $$status -ne 0 ]; then \
+		echo "make test: failed (exit $$status); what failed, from .build/test-output.log:"; \
+		grep -E '✘ Test|Fatal error|\.swift:[0-9]+:[0-9]+: error:|exited with unexpected signal' .build/test-output.log | tail -40; \
+	fi; \
+	exit $$status
 
 .PHONY: run
 run: deps ## Build in release mode and start the stack on loopback (Ctrl-C stops it)
