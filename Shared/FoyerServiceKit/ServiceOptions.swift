@@ -32,6 +32,22 @@ public struct ServiceOptions: ParsableArguments, Sendable {
 
     @Option(
         help: """
+            PostgreSQL: most connections this process opens to the database. \
+            (env: FOYER_DATABASE_POOL_SIZE; default: 10)
+            """
+    )
+    public var databasePoolSize: Int?
+
+    @Option(
+        help: """
+            SQLite: most transactions that share one commit (one fsync) when they queue for the writer; 1 commits \
+            each alone. (env: FOYER_SQLITE_GROUP_COMMIT; default: 32)
+            """
+    )
+    public var sqliteGroupCommit: Int?
+
+    @Option(
+        help: """
             File holding the cluster secret (base64url); created with a new secret if missing. The secret itself in \
             FOYER_CLUSTER_SECRET wins over any file. (env: FOYER_CLUSTER_SECRET_FILE; default: <data-dir>/cluster-secret)
             """
@@ -160,6 +176,18 @@ public struct ServiceOptions: ParsableArguments, Sendable {
             )
             configuration.postgresSchema =
                 try settings.value(databaseSchema, schemaName) ?? service.replacingOccurrences(of: "-", with: "_")
+        }
+        if let poolSize = try settings.value(
+            databasePoolSize,
+            .positive("--database-pool-size", "FOYER_DATABASE_POOL_SIZE")
+        ) {
+            configuration.limits.postgresPoolSize = poolSize
+        }
+        if let groupCommit = try settings.value(
+            sqliteGroupCommit,
+            .positive("--sqlite-group-commit", "FOYER_SQLITE_GROUP_COMMIT")
+        ) {
+            configuration.limits.sqliteGroupCommitMaxTransactions = groupCommit
         }
         return configuration
     }

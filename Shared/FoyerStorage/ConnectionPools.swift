@@ -41,6 +41,16 @@ struct ConnectionPool<Source: ConnectionPoolSource>: @unchecked Sendable where S
         }
     }
 
+    /// Checks a connection out (waiting at most the acquire timeout) for a caller that returns it with
+    /// ``checkIn(_:)`` itself, on every path.
+    func checkOut() async throws -> Source.Connection {
+        try await self.pool.requestConnection(logger: self.logger).get()
+    }
+
+    func checkIn(_ connection: Source.Connection) {
+        self.pool.releaseConnection(connection, logger: self.logger)
+    }
+
     /// Closes idle connections now and busy ones when they are checked back in; the pool refuses new requests.
     func close() async throws {
         try await self.pool.close().get()

@@ -67,6 +67,13 @@ public struct DatabaseConfiguration: Sendable, CustomStringConvertible {
         /// Most read-only SQLite connections, used by ``FoyerDatabase/withConnection(_:)``; WAL lets them read while
         /// the writer writes. Default 4. The database runs its SQLite calls on its own `sqliteReaderCount + 1` threads.
         public var sqliteReaderCount: Int = 4
+        /// SQLite group commit: most transactions that share one physical transaction and one COMMIT (one fsync).
+        /// Only transactions already waiting for the writer join a batch; none waits for company. Default 32; 1
+        /// commits every transaction alone.
+        public var sqliteGroupCommitMaxTransactions: Int = 32
+        /// SQLite group commit: a batch that began this long ago takes no more transactions, which bounds how long
+        /// its first transaction waits for the COMMIT. Default 5 ms.
+        public var sqliteGroupCommitMaxDelay: Duration = .milliseconds(5)
 
         public init() {}
     }

@@ -127,4 +127,18 @@ struct SettingsReaderTests {
         )
         #expect(try ServiceOptions.parse(postgres).resolvedDatabase(service: "user-data").postgresSchema == "user_data")
     }
+
+    @Test("the database's pool size and SQLite's group commit: defaults, flags, and zero refused")
+    func databaseLimits() throws {
+        let defaults = try ServiceOptions.parse([]).resolvedDatabase(service: "identity").limits
+        #expect(defaults.postgresPoolSize == 10 && defaults.sqliteGroupCommitMaxTransactions == 32)
+        let chosen = try ServiceOptions.parse(["--database-pool-size", "40", "--sqlite-group-commit", "1"])
+            .resolvedDatabase(service: "identity").limits
+        #expect(chosen.postgresPoolSize == 40 && chosen.sqliteGroupCommitMaxTransactions == 1)
+        let zero = try ServiceOptions.parse(["--sqlite-group-commit", "0"])
+        #expect(
+            Self.message { _ = try zero.resolvedDatabase(service: "identity") }?.contains("--sqlite-group-commit")
+                == true
+        )
+    }
 }
