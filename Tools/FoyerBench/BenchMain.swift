@@ -59,6 +59,15 @@ struct BenchMain: AsyncParsableCommand {
     @Option(name: .customLong("json"), help: ArgumentHelp("Also write the results as JSON.", valueName: "file"))
     var jsonPath: String?
 
+    @Option(
+        name: .customLong("sqlite-group-commit"),
+        help: ArgumentHelp(
+            "The services' --sqlite-group-commit (1: every transaction commits alone), to measure group commit.",
+            valueName: "n"
+        )
+    )
+    var sqliteGroupCommit: Int?
+
     func run() async throws {
         do {
             try await Self.run(try self.makeOptions())
@@ -79,6 +88,7 @@ struct BenchMain: AsyncParsableCommand {
         options.stack = !self.noStack
         options.grpcPath = self.grpcPath
         options.jsonPath = self.jsonPath
+        options.sqliteGroupCommit = self.sqliteGroupCommit
         return options
     }
 
@@ -112,6 +122,10 @@ struct BenchMain: AsyncParsableCommand {
             report.printStack()
             fflush(nil)  // each table as soon as it is measured, also when stdout is a file
         }
+
+        report.targets = report.judgedTargets()
+        report.printTargets()
+        fflush(nil)
 
         if let path = options.jsonPath {
             try report.json().write(to: URL(fileURLWithPath: path))
@@ -162,6 +176,7 @@ extension BenchMain {
                     try await StackBenchmark(
                         sizes: options.smoke ? .smoke : .make(full: options.full),
                         database: database,
+                        sqliteGroupCommit: options.sqliteGroupCommit,
                         logger: logger
                     ).run()
                 )
@@ -183,6 +198,7 @@ struct BenchOptions {
     var postgresURL: String?
     var grpcPath: String?
     var jsonPath: String?
+    var sqliteGroupCommit: Int?
 }
 
 /// The gRPC comparison's rows, measured by `Benchmarks/` (a separate package, so the main build never pulls gRPC).

@@ -12,6 +12,8 @@ struct BenchReport: Codable {
     var stacks: [StackReport] = []
     /// The PostgreSQL server the rows ran on (version, fsync, synchronous_commit), when they ran on one.
     var postgres: String?
+    /// The targets, judged on the rows above (BenchReport+Targets.swift).
+    var targets: [BenchTarget] = []
 
     func printRPC() {
         print("RPC small-call round trips over loopback (one connection, 32-byte echo)")

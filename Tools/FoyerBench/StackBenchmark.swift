@@ -18,6 +18,8 @@ struct StackBenchmark {
     let sizes: StackSizes
     /// `.sqlite`, or `.postgres` with a schema prefix no earlier run used (the schemas are dropped at the end).
     let database: StackDatabase
+    /// `--sqlite-group-commit` for every service (nil: the services' default).
+    var sqliteGroupCommit: Int? = nil
     let logger: Logger
 
     func run() async throws -> StackReport {
@@ -76,6 +78,9 @@ struct StackBenchmark {
             """.utf8
         ).write(to: plans)
         configuration.sharedEnvironment = ["FOYER_CLUSTER_SECRET": secret.text, "FOYER_LOG_LEVEL": "warning"]
+        if let sqliteGroupCommit {
+            configuration.sharedEnvironment["FOYER_SQLITE_GROUP_COMMIT"] = String(sqliteGroupCommit)
+        }
         configuration.environment[.guestQuota] = [
             "FOYER_PLANS_FILE": plans.path,
             "FOYER_SIGNUPS_PER_HOUR": "100000000",
