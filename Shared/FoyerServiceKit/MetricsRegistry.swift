@@ -20,9 +20,11 @@ public final class MetricsRegistry: Sendable {
     ]
 
     /// Histogram buckets of values recorded by name (a `Recorder` with `aggregate: true`): the age of a deleted guest
-    /// in seconds, from an hour to 45 days (the promise is "well inside 30 days").
+    /// in seconds, from an hour to 45 days (the promise is "well inside 30 days"); transactions per SQLite commit.
     static let valueBuckets: [String: [Double]] = [
-        "foyer_cleanup_deleted_guest_age_seconds": [1, 6, 24, 48, 72, 168, 336, 504, 720, 1080].map { $0 * 3600 }
+        "foyer_cleanup_deleted_guest_age_seconds": [1, 6, 24, 48, 72, 168, 336, 504, 720, 1080].map { $0 * 3600 },
+        // Transactions per SQLite commit: 1 (an idle service) up to the group-commit limit (32 by default).
+        "foyer_db_commit_batch_transactions": [1, 2, 4, 8, 16, 32, 64],
     ]
 
     public init() {

@@ -7,6 +7,7 @@ import CoreMetrics
 /// |---|---|---|
 /// | `foyer_db_transaction_duration_seconds` | histogram | `engine` (`sqlite`, `postgres`), `outcome` (`commit`, `rollback`) |
 /// | `foyer_db_pool_wait_seconds` | histogram | `engine` |
+/// | `foyer_db_commit_batch_transactions` | histogram | — (SQLite only) |
 ///
 /// A transaction's duration runs from BEGIN to COMMIT or ROLLBACK; the pool wait, from asking for the writer (SQLite)
 /// or a pooled connection (PostgreSQL) until it is handed over.
@@ -25,6 +26,11 @@ struct DatabaseMetrics: Sendable {
     func waited(since requested: ContinuousClock.Instant) {
         Timer(label: "foyer_db_pool_wait_seconds", dimensions: [("engine", engine.rawValue)])
             .recordNanoseconds(Self.nanoseconds(ContinuousClock.now - requested))
+    }
+
+    /// A SQLite batch of `transactions` transactions has committed (group commit).
+    static func committedBatch(of transactions: Int) {
+        Recorder(label: "foyer_db_commit_batch_transactions", aggregate: true).record(transactions)
     }
 
     private static func nanoseconds(_ duration: Duration) -> Int64 {

@@ -219,12 +219,13 @@ final class SQLiteGroupCommit: Sendable {
                 }
             }
         }
-        let parked = self.state.withLock { state in
+        let (parked, size) = self.state.withLock { state in
             state.statistics.commits += failure == nil ? 1 : 0
-            let parked = state.batch?.parked ?? []
+            let batch = state.batch
             state.batch = nil
-            return parked
+            return (batch?.parked ?? [], batch?.size ?? 0)
         }
+        if failure == nil { DatabaseMetrics.committedBatch(of: size) }
         self.writer.checkIn(connection)
         for transaction in parked {
             if let failure {

@@ -57,6 +57,13 @@ struct MetricsTests {
                     ?? 0 >= 20
             )
             #expect(userData.total("foyer_db_pool_wait_seconds_count", containing: []) >= 20)
+            // Every committed transaction was in a committed batch (beside any that failed and were rolled back).
+            let batches = userData.sample("foyer_db_commit_batch_transactions_count") ?? 0
+            let batched = userData.sample("foyer_db_commit_batch_transactions_sum") ?? 0
+            let committed =
+                userData.sample("foyer_db_transaction_duration_seconds_count", #"engine="sqlite",outcome="commit""#)
+                ?? 0
+            #expect(batches >= 1 && batched >= batches && batched >= committed)
             #expect(gateway.sample(serverCalls, #"service="gateway",method="putDocument",status="ok""#) ?? 0 >= 20)
             #expect(
                 gateway.total(serverCalls, containing: [#"method="putDocument""#, #"status="quota-exceeded""#]) >= 1
