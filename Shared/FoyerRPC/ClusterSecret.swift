@@ -1,3 +1,4 @@
+internal import Crypto
 internal import FoyerBase64URL
 
 /// The secret shared by the services of one Foyer cluster. Internal listeners accept a connection only from a
@@ -33,4 +34,13 @@ public struct ClusterSecret: Sendable {
 
     /// The base64url text form, for a secret file or an environment variable.
     public var text: String { Base64URL.encode(bytes) }
+
+    /// A 256-bit key for `purpose`, derived from the secret (HMAC-SHA256 keyed by the secret over
+    /// `"foyer key: " + purpose`): every process of the cluster derives the same key, and a key never reveals the
+    /// secret or another purpose's key.
+    public func derivedKey(purpose: String) -> [UInt8] {
+        Array(
+            HMAC<SHA256>.authenticationCode(for: Array("foyer key: \(purpose)".utf8), using: SymmetricKey(data: bytes))
+        )
+    }
 }

@@ -197,3 +197,33 @@ extension AdminActions: Generated {
         )
     }
 }
+
+extension RememberOperationAnswerRequest: Generated {
+    static func generate(_ values: inout WireValues) -> RememberOperationAnswerRequest {
+        RememberOperationAnswerRequest(
+            id: values.bytes(minBytes: 32, maxBytes: 32),
+            check: values.bytes(minBytes: 32, maxBytes: 32),
+            sealed: values.bytes(minBytes: 1, maxBytes: OperationAnswerLimits.sealedByteCountMax),
+            lifetimeSeconds: values.integer(in: 1...OperationAnswerLimits.lifetimeSecondsMax)
+        )
+    }
+}
+
+extension RecallOperationAnswerRequest: Generated {
+    static func generate(_ values: inout WireValues) -> RecallOperationAnswerRequest {
+        RecallOperationAnswerRequest(id: values.bytes(minBytes: 32, maxBytes: 32))
+    }
+}
+
+extension RecalledOperationAnswer: Generated {
+    static func generate(_ values: inout WireValues) -> RecalledOperationAnswer {
+        RecalledOperationAnswer(
+            found: values.optional {
+                .init(
+                    check: $0.bytes(minBytes: 32, maxBytes: 32),
+                    sealed: $0.bytes(minBytes: 1, maxBytes: OperationAnswerLimits.sealedByteCountMax)
+                )
+            }
+        )
+    }
+}

@@ -50,6 +50,8 @@ extension ServiceGenerators {
             MethodChecks(IdentityMethods.revokeAppleTokens),
             MethodChecks(IdentityMethods.setUserPlan),
             MethodChecks(IdentityMethods.setUserRoles),
+            MethodChecks(IdentityMethods.rememberOperationAnswer),
+            MethodChecks(IdentityMethods.recallOperationAnswer),
             MethodChecks(IdentityMethods.listEvents),
             MethodChecks(IdentityMethods.getEvent),
             MethodChecks(IdentityMethods.replayEvent),

@@ -47,6 +47,8 @@ extension ServiceBodies {
             method(IdentityMethods.listAdminActions, of: "identity"),
             method(IdentityMethods.setUserPlan, of: "identity"),
             method(IdentityMethods.setUserRoles, of: "identity"),
+            method(IdentityMethods.rememberOperationAnswer, of: "identity"),
+            method(IdentityMethods.recallOperationAnswer, of: "identity"),
             method(IdentityMethods.startPasswordReset, of: "identity"),
             method(IdentityMethods.completePasswordReset, of: "identity"),
             method(IdentityMethods.changePassword, of: "identity"),

@@ -162,6 +162,7 @@ struct GatewayCommand: AsyncParsableCommand {
             cleanup: try startup.client(of: .cleanup, flag: cleanup)
         )
         configuration.now = startup.now
+        configuration.operationAnswerKey = startup.clusterSecret.derivedKey(purpose: "gateway operation answers")
         configuration.issuer = try settings.value(issuer, .text("--issuer", "FOYER_ISSUER")) ?? configuration.issuer
         configuration.audience =
             try settings.value(audience, .text("--audience", "FOYER_AUDIENCE")) ?? configuration.audience

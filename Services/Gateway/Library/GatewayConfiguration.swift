@@ -1,4 +1,5 @@
 public import Foundation
+import FoyerCrypto
 public import FoyerRPC
 
 /// Everything the gateway can be told, with its defaults. The executable maps flags and environment to it.
@@ -44,9 +45,13 @@ public struct GatewayConfiguration: Sendable {
 
     /// How often at most the gateway tells identity that a user was active (per user, per replica).
     public var activityInterval: Duration = .seconds(600)
-    /// Operation results remembered per replica, so a retried link or delete returns the first answer.
+    /// Operation results remembered, so a retried link or delete returns the first answer: in this replica's memory
+    /// (at most `rememberedOperationsMax`) and, for every replica, sealed in identity.
     public var rememberedOperationsMax = 10_000
     public var rememberedOperationLifetime: Duration = .seconds(600)
+    /// The key answers are sealed under in identity: the same on every replica of the cluster (the executable
+    /// derives it from the cluster secret). A random key by default, which only this process can open.
+    public var operationAnswerKey: [UInt8] = SecureRandom.bytes(count: 32)
 
     /// How long an admin key identity vouched for is trusted before it is checked again: the bound on how long a
     /// key revoked through another replica keeps working here. Default 10 s.

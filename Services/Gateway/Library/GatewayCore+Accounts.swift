@@ -304,9 +304,11 @@ extension GatewayCore {
         "gw-" + QuotaKeys.hex(uid + "\u{0}" + operationID).prefix(40)
     }
 
-    /// Runs `operation` once per (caller, operation id) on this replica: a retry with the same id and the same
-    /// request gets the first answer; the same id with another request is refused. The caller is identified by
-    /// the token's signature alone, so a guest whose merge revoked its token still gets its answer on retry.
+    /// Runs `operation` once per (caller, operation id) across the gateway replicas: a retry with the same id and
+    /// the same request gets the first answer, from this replica's memory or from identity, where every replica
+    /// stores its answers sealed (``SharedOperationAnswer``); the same id with another request is refused. The
+    /// caller is identified by the token's signature alone, so a guest whose merge revoked its token still gets
+    /// its answer on retry.
     func remembering<Answer: WireMessage>(
         _ operationID: String,
         token: String,
@@ -316,18 +318,69 @@ extension GatewayCore {
     ) async throws -> Answer {
         let caller = try await verifySignature(token)
         let operationID = scopedOperation(operationID, uid: caller.uid)
+        let conflict = RPCError(GatewayStatus.operationReused, "this operation id was used for a different request")
         switch results.lookup(operationID, request: fingerprint, now: now) {
+        case .answer(let bytes): return try Answer(decoding: bytes)
+        case .conflict: throw conflict
+        case .none: break
+        }
+        let shared = SharedOperationAnswer(
+            scopedOperationID: operationID,
+            request: fingerprint,
+            key: configuration.operationAnswerKey
+        )
+        let options = CallOptions(deadline: context.deadline)
+        switch await recallShared(shared, options: options, context: context) {
         case .answer(let bytes):
+            results.remember(operationID, request: fingerprint, answer: bytes, now: now)
             return try Answer(decoding: bytes)
-        case .conflict:
-            throw RPCError(GatewayStatus.operationReused, "this operation id was used for a different request")
-        case .none:
-            // Every operation run here may revoke the caller's sessions (sign-out, deletion, merge), whether it
-            // finishes or fails half-way: what this replica knew of them is forgotten either way.
-            defer { sessions.forget(uid: caller.uid, now: now) }
-            let answer = try await operation()
-            results.remember(operationID, request: fingerprint, answer: answer.encoded(), now: now)
-            return answer
+        case .conflict: throw conflict
+        case nil: break
+        }
+        // Every operation run here may revoke the caller's sessions (sign-out, deletion, merge), whether it
+        // finishes or fails half-way: what this replica knew of them is forgotten either way.
+        defer { sessions.forget(uid: caller.uid, now: now) }
+        let answer = try await operation()
+        let encoded = answer.encoded()
+        results.remember(operationID, request: fingerprint, answer: encoded, now: now)
+        do {
+            let record = try shared.record(of: encoded, lifetime: configuration.rememberedOperationLifetime)
+            _ = try await identity.call(IdentityMethods.rememberOperationAnswer, record, options: options)
+        } catch {
+            // The operation is done and its answer goes back; only a retry on another replica would re-run its
+            // (idempotent) steps instead of getting this answer.
+            context.logger.warning(
+                "could not store an operation's answer in identity",
+                metadata: ["error": "\(error)"]
+            )
+        }
+        return answer
+    }
+
+    /// The answer another replica (or this one, before a restart) stored in identity; nil when none is stored or
+    /// identity cannot say now (the operation then runs, and fails or re-runs its idempotent steps).
+    private func recallShared(
+        _ shared: SharedOperationAnswer,
+        options: CallOptions,
+        context: RPCContext
+    ) async -> SharedOperationAnswer.Recalled? {
+        do {
+            let recalled = try await identity.call(
+                IdentityMethods.recallOperationAnswer,
+                RecallOperationAnswerRequest(id: shared.id),
+                options: options
+            )
+            guard let found = recalled.found else { return nil }
+            guard let outcome = shared.recall(found) else {
+                context.logger.warning(
+                    "an operation answer stored in identity did not open (damaged); running it again"
+                )
+                return nil
+            }
+            return outcome
+        } catch {
+            context.logger.warning("could not ask identity for an operation's answer", metadata: ["error": "\(error)"])
+            return nil
         }
     }
 }

@@ -309,6 +309,23 @@ public enum IdentityMethods {
         idempotent: true
     )
 
+    // MARK: The gateways' shared memory of finished operations
+
+    /// Stores the (sealed) answer of a finished gateway operation for `lifetimeSeconds`, unless an answer is already
+    /// stored under its id (the first stays).
+    public static let rememberOperationAnswer = RPCMethod<RememberOperationAnswerRequest, Empty>(
+        id: 0x01C0,
+        name: "identity.rememberOperationAnswer",
+        idempotent: true
+    )
+
+    /// The answer stored under an id, if it has not expired.
+    public static let recallOperationAnswer = RPCMethod<RecallOperationAnswerRequest, RecalledOperationAnswer>(
+        id: 0x01C1,
+        name: "identity.recallOperationAnswer",
+        idempotent: true
+    )
+
     // MARK: Sign in with Apple: token revocation
 
     /// Revokes at Apple the refresh token identity keeps for each user (from the authorization code given at
@@ -371,7 +388,8 @@ public enum IdentityMethods {
         listAdminActions.descriptor, revokeAppleTokens.descriptor,
         startPasswordReset.descriptor, completePasswordReset.descriptor, changePassword.descriptor,
         unlinkCredential.descriptor, startEmailChange.descriptor, completeEmailChange.descriptor,
-        setUserPlan.descriptor, setUserRoles.descriptor,
+        setUserPlan.descriptor, setUserRoles.descriptor, rememberOperationAnswer.descriptor,
+        recallOperationAnswer.descriptor,
         listEvents.descriptor, getEvent.descriptor, replayEvent.descriptor, finishMergeWithReport.descriptor,
         finishDeleteWithReason.descriptor,
     ]

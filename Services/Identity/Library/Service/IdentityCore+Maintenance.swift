@@ -7,7 +7,7 @@ extension IdentityCore {
     /// sessions past their absolute or idle expiry (or revoked a day ago) with their refresh tokens, email links
     /// past the limits' windows, outbox messages past their retention (they hold addresses), nonces past their
     /// token's expiry, tickets a day past theirs, guest keys past their window, stale failed-attempt counts,
-    /// finished operations a week old, events past their retention, admin keys 90 days after their revocation,
+    /// finished operations a week old, the gateways' operation answers once expired, events past their retention, admin keys 90 days after their revocation,
     /// audit entries after 400 days, and signing keys no token can need. The signing key is rotated when the newest is older than
     /// `signingKeyRotationInterval` (once, however many replicas run this at once). Then the signing keys are
     /// reloaded if due (a rotation on another replica).
@@ -79,6 +79,13 @@ extension IdentityCore {
             key: "position",
             where: "occurred_at",
             before: now.subtracting(configuration.eventRetention),
+            batch: batch
+        )
+        try await prune(
+            "identity_operation_answers",
+            key: "id",
+            where: "expires_at",
+            before: now,
             batch: batch
         )
         try await prune(

@@ -283,6 +283,22 @@ enum IdentityMigrations {
                 "ALTER TABLE identity_users ADD COLUMN roles TEXT NOT NULL DEFAULT ''",
             ]
         ),
+        Migration(version: 10, name: "the gateways' shared memory of finished operations") { engine in
+            [
+                // Opaque to identity: `id` and `check` are SHA-256 digests the gateway derives from the operation
+                // and the request, `sealed` the answer sealed under a key only the gateways can derive. Pruned
+                // once past `expires_at`.
+                """
+                CREATE TABLE identity_operation_answers (
+                    id \(engine.binaryColumnType) PRIMARY KEY,
+                    check_digest \(engine.binaryColumnType) NOT NULL,
+                    sealed \(engine.binaryColumnType) NOT NULL,
+                    expires_at BIGINT NOT NULL
+                )
+                """,
+                "CREATE INDEX identity_operation_answers_expiry ON identity_operation_answers (expires_at)",
+            ]
+        },
     ]
 
     /// Every table, for tests that check nothing of a user is left.
@@ -291,6 +307,6 @@ enum IdentityMigrations {
         "identity_refresh_tokens", "identity_guest_keys", "identity_email_links", "identity_login_failures",
         "identity_used_nonces", "identity_conflict_tickets", "identity_signing_keys", "identity_outbox",
         "identity_finished_operations", "identity_admin_keys", "identity_admin_actions", "identity_apple_tokens",
-        "identity_events",
+        "identity_events", "identity_operation_answers",
     ]
 }

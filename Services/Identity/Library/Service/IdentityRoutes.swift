@@ -114,6 +114,11 @@ enum IdentityRoutes {
             try await core.setUserRoles(request)
             return Empty()
         }
+        router.route(M.rememberOperationAnswer) { request in
+            try await core.rememberOperationAnswer(request)
+            return Empty()
+        }
+        router.route(M.recallOperationAnswer) { request in try await core.recallOperationAnswer(request) }
     }
 
     /// A batch of no element is a caller's mistake, not a batch that did nothing.

@@ -1,0 +1,140 @@
+public import FoyerWire
+public import NIOCore
+
+/// `rememberOperationAnswer` request: the answer of a finished gateway operation, kept where every gateway replica
+/// finds it, so that a client retrying after a lost answer gets the first answer from any replica.
+///
+/// Identity stores the three values as they are and never reads them: the gateway derives `id` from the
+/// operation's scoped id, `check` from the request, and seals `sealed` under a key only the cluster's gateways can
+/// derive (docs/PROTOCOL.md). The first answer stored under an id stays; a later one is ignored.
+///
+/// ```
+/// bytes  id               32 bytes
+/// bytes  check            32 bytes
+/// bytes  sealed           1-65,536 bytes
+/// varint lifetimeSeconds  1-86,400
+/// ```
+public struct RememberOperationAnswerRequest: WireMessage, Hashable {
+    public var id: [UInt8]
+    public var check: [UInt8]
+    public var sealed: [UInt8]
+    public var lifetimeSeconds: UInt64
+
+    public init(id: [UInt8], check: [UInt8], sealed: [UInt8], lifetimeSeconds: UInt64) {
+        self.id = id
+        self.check = check
+        self.sealed = sealed
+        self.lifetimeSeconds = lifetimeSeconds
+    }
+
+    public init(from buffer: inout ByteBuffer) throws(WireError) {
+        id = try OperationAnswerLimits.readDigest(&buffer, "rememberOperationAnswer.id")
+        check = try OperationAnswerLimits.readDigest(&buffer, "rememberOperationAnswer.check")
+        sealed = try buffer.readLengthPrefixedBytes(
+            "rememberOperationAnswer.sealed",
+            maxBytes: OperationAnswerLimits.sealedByteCountMax
+        )
+        guard !sealed.isEmpty else { throw WireError.invalidValue("rememberOperationAnswer.sealed") }
+        lifetimeSeconds = try buffer.readVarint(
+            "rememberOperationAnswer.lifetimeSeconds",
+            max: OperationAnswerLimits.lifetimeSecondsMax
+        )
+        guard lifetimeSeconds >= 1 else {
+            throw WireError.invalidValue("rememberOperationAnswer.lifetimeSeconds")
+        }
+    }
+
+    public func encode(into buffer: inout ByteBuffer) {
+        buffer.writeLengthPrefixedBytes(id)
+        buffer.writeLengthPrefixedBytes(check)
+        buffer.writeLengthPrefixedBytes(sealed)
+        buffer.writeVarint(lifetimeSeconds)
+    }
+}
+
+/// `recallOperationAnswer` request: the id a gateway stored an answer under.
+///
+/// ```
+/// bytes id   32 bytes
+/// ```
+public struct RecallOperationAnswerRequest: WireMessage, Hashable {
+    public var id: [UInt8]
+
+    public init(id: [UInt8]) {
+        self.id = id
+    }
+
+    public init(from buffer: inout ByteBuffer) throws(WireError) {
+        id = try OperationAnswerLimits.readDigest(&buffer, "recallOperationAnswer.id")
+    }
+
+    public func encode(into buffer: inout ByteBuffer) {
+        buffer.writeLengthPrefixedBytes(id)
+    }
+}
+
+/// `recallOperationAnswer` answer: the stored check and sealed answer, or nothing when no answer is stored under the
+/// id or it has expired.
+///
+/// ```
+/// bool   found
+/// if found:
+///   bytes check    32 bytes
+///   bytes sealed   1-65,536 bytes
+/// ```
+public struct RecalledOperationAnswer: WireMessage, Hashable {
+    public struct Found: Hashable, Sendable {
+        public var check: [UInt8]
+        public var sealed: [UInt8]
+
+        public init(check: [UInt8], sealed: [UInt8]) {
+            self.check = check
+            self.sealed = sealed
+        }
+    }
+
+    public var found: Found?
+
+    public init(found: Found?) {
+        self.found = found
+    }
+
+    public init(from buffer: inout ByteBuffer) throws(WireError) {
+        guard try buffer.readBool() else {
+            found = nil
+            return
+        }
+        let check = try OperationAnswerLimits.readDigest(&buffer, "recalledOperationAnswer.check")
+        let sealed = try buffer.readLengthPrefixedBytes(
+            "recalledOperationAnswer.sealed",
+            maxBytes: OperationAnswerLimits.sealedByteCountMax
+        )
+        found = Found(check: check, sealed: sealed)
+    }
+
+    public func encode(into buffer: inout ByteBuffer) {
+        buffer.writeBool(found != nil)
+        if let found {
+            buffer.writeLengthPrefixedBytes(found.check)
+            buffer.writeLengthPrefixedBytes(found.sealed)
+        }
+    }
+}
+
+/// The caps of the operation-answer messages.
+public enum OperationAnswerLimits {
+    /// `id` and `check` are SHA-256 digests.
+    public static let digestByteCount = 32
+    /// A sealed answer: the largest gateway answer remembered (a link-or-merge's tokens and report) with room.
+    public static let sealedByteCountMax = 64 << 10
+    /// Identity keeps an answer at most a day.
+    public static let lifetimeSecondsMax: UInt64 = 86_400
+
+    static func readDigest(_ buffer: inout ByteBuffer, _ field: String) throws(WireError) -> [UInt8] {
+        let bytes = try buffer.readLengthPrefixedBytes(field, maxBytes: digestByteCount)
+        guard bytes.count == digestByteCount else {
+            throw WireError.invalidValue(field)
+        }
+        return bytes
+    }
+}
