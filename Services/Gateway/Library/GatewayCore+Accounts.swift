@@ -47,16 +47,15 @@ extension GatewayCore {
                 fingerprint: ByteBuffer(string: "delete"),
                 context: context
             ) {
-                let (caller, finished) = try await self.authenticateDeletion(
+                let (caller, progress) = try await self.authenticateDeletion(
                     request.accessToken,
                     operationID: request.operationID,
                     context: context
                 )
-                if finished { return DeletionReport(documentsDeleted: 0) }
-                let deleted = try await self.operations.deleteEverything(
-                    uid: caller.uid,
-                    operationID: self.scopedOperation(request.operationID, uid: caller.uid),
-                    reason: .userRequest,
+                let deleted = try await self.delete(
+                    caller,
+                    operationID: request.operationID,
+                    progress: progress,
                     options: CallOptions(deadline: context.deadline)
                 )
                 return DeletionReport(documentsDeleted: deleted)
@@ -76,20 +75,15 @@ extension GatewayCore {
 
     /// A guest's sign-out deletes it with everything (it could never sign in again); a member's revokes the session.
     func signOut(_ request: OperationRequest, context: RPCContext) async throws -> SignOutResponse {
-        let (caller, finished) = try await authenticateDeletion(
+        let (caller, progress) = try await authenticateDeletion(
             request.accessToken,
             operationID: request.operationID,
             context: context
         )
-        if finished { return SignOutResponse(accountDeleted: true) }
         let options = CallOptions(deadline: context.deadline)
-        if caller.isAnonymous {
-            _ = try await operations.deleteEverything(
-                uid: caller.uid,
-                operationID: scopedOperation(request.operationID, uid: caller.uid),
-                reason: .userRequest,
-                options: options
-            )
+        // Only a guest's sign-out deletes, so a deletion already begun or finished is a guest's.
+        if caller.isAnonymous || progress != .notBegun {
+            _ = try await delete(caller, operationID: request.operationID, progress: progress, options: options)
             return SignOutResponse(accountDeleted: true)
         }
         _ = try await identity.call(

@@ -60,9 +60,9 @@ extension GatewayCore {
         _ token: String,
         operationID: String,
         context: RPCContext
-    ) async throws -> (caller: Caller, finished: Bool) {
+    ) async throws -> (caller: Caller, progress: DeletionProgress) {
         do {
-            return (try await authenticateStrictly(token, context: context), false)
+            return (try await authenticateStrictly(token, context: context), .notBegun)
         } catch let refusal as RPCError where refusal.status == IdentityStatus.tokenRevoked {
             let caller = try await verifySignature(token)
             let operationID = scopedOperation(operationID, uid: caller.uid)
@@ -75,7 +75,7 @@ extension GatewayCore {
                 )
                 guard user.state.kind == .deleting, user.state.operationID == operationID else { throw refusal }
                 context.logger.info("a retried deletion continues", metadata: ["user.uid": "\(caller.uid)"])
-                return (caller, false)
+                return (caller, .begun)
             } catch let gone as RPCError where gone.status == IdentityStatus.userNotFound {
                 // finishDelete of a finished operation answers success, and user-not-found for any other.
                 do {
@@ -87,8 +87,51 @@ extension GatewayCore {
                 } catch let other as RPCError where other.status == IdentityStatus.userNotFound {
                     throw refusal
                 }
-                return (caller, true)
+                return (caller, .finished)
             }
+        }
+    }
+
+    /// Where the deletion under a client's operation id stands, as ``authenticateDeletion(_:operationID:context:)``
+    /// found it.
+    enum DeletionProgress {
+        /// The user is active: the deletion starts with identity's `beginDelete`.
+        case notBegun
+        /// An earlier attempt passed `beginDelete`: the retry runs the remaining steps, which a replica's or
+        /// cleanup's recovery may be finishing at the same moment (each step is idempotent, and finishing a
+        /// finished deletion succeeds), never `beginDelete` again, which would answer `user-not-found` once the
+        /// other finished first.
+        case begun
+        /// The user is gone, and identity confirms this operation deleted it.
+        case finished
+    }
+
+    /// Runs the deletion of `caller` under the client's `operationID` from where it stands; the documents this
+    /// call deleted (0 when an earlier attempt or a recovery had deleted them).
+    func delete(
+        _ caller: Caller,
+        operationID: String,
+        progress: DeletionProgress,
+        options: CallOptions
+    ) async throws -> UInt64 {
+        let operationID = scopedOperation(operationID, uid: caller.uid)
+        switch progress {
+        case .finished:
+            return 0
+        case .begun:
+            return try await operations.finishDeletion(
+                uid: caller.uid,
+                operationID: operationID,
+                reason: .userRequest,
+                options: options
+            )
+        case .notBegun:
+            return try await operations.deleteEverything(
+                uid: caller.uid,
+                operationID: operationID,
+                reason: .userRequest,
+                options: options
+            )
         }
     }
 

@@ -1,7 +1,8 @@
 public import FoyerWire
 public import NIOCore
 
-/// `deleteAccount`: `varint documentsDeleted` — over every attempt under the operation id.
+/// `deleteAccount`: `varint documentsDeleted` — the documents this call deleted; a retry whose earlier attempt (or
+/// cleanup's recovery) had already deleted them answers fewer, down to 0.
 public struct DeletionReport: WireMessage, Hashable {
     public var documentsDeleted: UInt64
 
