@@ -117,6 +117,9 @@ struct RunningStackOptions: Sendable {
     var engine: TestEngine = .sqlite
     /// With ``engine`` `.postgres`: the URL of a server of the test's own, used instead of FOYER_TEST_POSTGRES_URL's.
     var postgresURL: String?
+    /// The database of another running stack to start on instead of fresh schemas (a second replica of every
+    /// service, ReplicaTests); that stack drops the schemas, this one leaves them.
+    var sharedDatabase: StackDatabase?
     /// Whether the gateway also serves its HTTP API (on ``RunningStack/httpBaseURL``).
     var gatewayHTTP = false
     /// Whether the gateway also serves its admin listener (on ``RunningStack/adminBaseURL``).
@@ -165,7 +168,7 @@ func withRunningStack<T: Sendable>(
     var configuration = StackConfiguration(
         binDirectory: try StackProcesses.locateExecutables(),
         dataDirectory: directory,
-        database: try stackDatabase(options.engine, url: options.postgresURL)
+        database: try options.sharedDatabase ?? stackDatabase(options.engine, url: options.postgresURL)
     )
     configuration.gatewayServesHTTP = options.gatewayHTTP
     configuration.gatewayServesAdmin = options.gatewayAdmin
@@ -214,13 +217,13 @@ func withRunningStack<T: Sendable>(
     } catch {
         let logs = StackService.allCases.map { processes.logTail(of: $0, lines: 30) }.joined(separator: "\n")
         await processes.killAll()
-        await dropSchemas(configuration.database)
+        if options.sharedDatabase == nil { await dropSchemas(configuration.database) }
         Issue.record("the stack's logs:\n\(logs)")
         try? FileManager.default.removeItem(at: directory)
         throw error
     }
     try await processes.terminate()
-    await dropSchemas(configuration.database)
+    if options.sharedDatabase == nil { await dropSchemas(configuration.database) }
     try? FileManager.default.removeItem(at: directory)
     return result
 }
