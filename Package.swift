@@ -71,7 +71,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/vapor/sql-kit.git", from: "3.36.0"),
-        .package(url: "https://github.com/vapor/sqlite-kit.git", from: "4.5.2"),
         .package(url: "https://github.com/vapor/postgres-kit.git", from: "2.17.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
@@ -107,6 +106,14 @@ let package = Package(
             path: "Shared/CFoyerArgon2",
             pkgConfig: "libargon2",
             providers: [.apt(["libargon2-dev"])]
+        ),
+        // SQLite for the services' embedded engine: FoyerStorage's own connection (each on a thread of its own, a
+        // transaction's statements run there as plain calls, not handed to another thread and back each).
+        .systemLibrary(
+            name: "CFoyerSQLite",
+            path: "Shared/CFoyerSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
         ),
         .systemLibrary(
             name: "CFoyerLibcrypto",
@@ -166,8 +173,8 @@ let package = Package(
         .target(
             name: "FoyerStorage",
             dependencies: [
+                "CFoyerSQLite",
                 sqlKit,
-                .product(name: "SQLiteKit", package: "sqlite-kit"),
                 .product(name: "PostgresKit", package: "postgres-kit"),
                 logging,
                 coreMetrics,
@@ -478,7 +485,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FoyerStorageTests",
-            dependencies: ["FoyerStorage", "FoyerTestSupport", sqlKit],
+            dependencies: ["FoyerStorage", "FoyerTestSupport", sqlKit, nioCore],
             swiftSettings: swiftSettings
         ),
         .testTarget(

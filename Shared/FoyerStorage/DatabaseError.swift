@@ -1,5 +1,4 @@
 import PostgresKit
-import SQLiteKit
 
 /// Errors raised by the storage layer itself (database errors pass through unchanged; classify them with
 /// ``DatabaseError``).
@@ -74,19 +73,17 @@ public enum DatabaseError {
     /// A UNIQUE or PRIMARY KEY constraint was violated: SQLite `SQLITE_CONSTRAINT_UNIQUE` /
     /// `SQLITE_CONSTRAINT_PRIMARYKEY` / `SQLITE_CONSTRAINT_ROWID`, PostgreSQL SQLSTATE `23505`.
     public static func isUniqueViolation(_ error: any Error) -> Bool {
-        if let error = error as? SQLiteError {
-            switch error.reason {
-            case .constraintUniqueFailed, .constraintPrimaryKeyFailed, .constraintUniqueRowIDFailed: return true
-            default: return false
-            }
+        if let error = error as? SQLiteFailure {
+            return [SQLiteFailure.constraintUnique, SQLiteFailure.constraintPrimaryKey, SQLiteFailure.constraintRowID]
+                .contains(error.code)
         }
         return sqlState(of: error) == "23505"
     }
 
     /// A FOREIGN KEY constraint was violated: SQLite `SQLITE_CONSTRAINT_FOREIGNKEY`, PostgreSQL SQLSTATE `23503`.
     public static func isForeignKeyViolation(_ error: any Error) -> Bool {
-        if let error = error as? SQLiteError {
-            return error.reason == .constraintForeignKeyFailed
+        if let error = error as? SQLiteFailure {
+            return error.code == SQLiteFailure.constraintForeignKey
         }
         return sqlState(of: error) == "23503"
     }
@@ -96,11 +93,8 @@ public enum DatabaseError {
     /// beyond the busy timeout) or `SQLITE_LOCKED`. `FoyerDatabase.transaction(retryingSerializationFailures:_:)`
     /// retries these.
     public static func isSerializationFailure(_ error: any Error) -> Bool {
-        if let error = error as? SQLiteError {
-            switch error.reason {
-            case .busy, .busyTimeout, .busyInSnapshot, .busyInRecovery, .locked: return true
-            default: return false
-            }
+        if let error = error as? SQLiteFailure {
+            return error.primaryCode == SQLiteFailure.busy || error.primaryCode == SQLiteFailure.locked
         }
         let state = sqlState(of: error)
         return state == "40001" || state == "40P01"

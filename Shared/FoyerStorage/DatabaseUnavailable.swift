@@ -1,5 +1,4 @@
 import PostgresKit
-import SQLiteKit
 
 /// The database cannot serve the call now, and nothing of it was committed: PostgreSQL cannot be reached, is
 /// shutting down or starting up, or dropped the connection before COMMIT was sent; or the disk is full (SQLite
@@ -37,8 +36,8 @@ public struct DatabaseUnavailable: Error, Sendable, CustomStringConvertible {
 
     private static func reason(of error: any Error) -> Reason? {
         switch error {
-        case let error as SQLiteError:
-            return error.reason == .full ? .diskFull : nil
+        case let error as SQLiteFailure:
+            return error.primaryCode == SQLiteFailure.full ? .diskFull : nil
         case let error as PSQLError:
             return reason(of: error)
         case let error as PostgresError:

@@ -5,12 +5,16 @@
 // builders), and runs it on SQLite (the embedded default: one file in the service's data directory) or on
 // PostgreSQL (a `postgres://` URL), chosen at start-up by `DatabaseConfiguration.parse`.
 //
-// Why sql-kit + sqlite-kit + postgres-kit:
+// Why sql-kit, postgres-kit and an SQLite engine of our own:
 // - GRDB is an excellent SQLite library but SQLite only: a PostgreSQL deployment would need a second store.
 // - Writing every store twice (one per engine) doubles the code and the tests and lets the two drift apart.
 // - sql-kit renders one query per dialect (`?` vs `$1` placeholders, identifier quoting, RETURNING, upserts), and
-//   sqlite-kit/postgres-kit are maintained drivers on the same SwiftNIO stack, with a shared connection-pool
-//   abstraction (AsyncKit), so a store is one piece of code tested on both engines.
+//   postgres-kit is a maintained driver on the same SwiftNIO stack, with a connection-pool abstraction (AsyncKit), so
+//   a store is one piece of code tested on both engines.
+// - SQLite is reached through libsqlite3 directly (SQLite/: a connection per thread, an `SQLDatabase` over it, the
+//   dialect and the value coding), not sqlite-kit: sqlite-nio hands every statement to a thread pool and back, and
+//   every row to the event loop, which cost a guest sign-in most of its time (docs/DECISIONS.md, "An SQLite engine
+//   of our own").
 //
 // ## What differs between the engines, and how this layer hides it
 // - Transactions: `FoyerDatabase.transaction` issues `BEGIN IMMEDIATE` on SQLite (the write lock is taken up front,
@@ -23,10 +27,12 @@
 //   (bounded by `limits.acquireTimeout`) and never see SQLITE_BUSY; other processes on the same file wait up to the
 //   busy timeout. The transactions that queue while one runs are grouped into one physical transaction with one
 //   COMMIT, each in its own savepoint (group commit: GroupCommit.swift), so a busy service pays one fsync per batch
-//   instead of one per transaction. PostgreSQL groups concurrent commits itself (`commit_delay`). Reads use a separate pool of read-only connections that WAL lets run beside the writer.
-//   Each SQLite database runs its blocking SQLite calls on its own threads (one per connection), so a call
-//   sleeping in SQLite's busy handler can never hold up the connection that owns the lock.
-//   PostgreSQL uses a bounded pool (`limits.postgresPoolSize`).
+//   instead of one per transaction. PostgreSQL groups concurrent commits itself (`commit_delay`). Reads use a
+//   separate pool of read-only connections that WAL lets run beside the writer.
+//   Each SQLite connection has a thread of its own (SQLite/SQLiteThread.swift), so a call sleeping in SQLite's busy
+//   handler can never hold up the connection that owns the lock; a transaction's or a read's body runs on that
+//   thread, so its statements are plain calls into libsqlite3, not a hand-off to another thread and back each
+//   (SQLite/FoyerSQLiteConnection.swift). PostgreSQL uses a bounded pool (`limits.postgresPoolSize`).
 // - Errors: `DatabaseError.isUniqueViolation` / `isSerializationFailure` classify SQLite result codes and PostgreSQL
 //   SQLSTATEs alike. A database that cannot serve a call now (unreachable, restarting, disk full) is thrown as
 //   `DatabaseUnavailable` on both engines (the services answer it `unavailable`); the pools reconnect by themselves.
@@ -70,7 +76,6 @@ import Foundation
 public import Logging
 import PostgresKit
 public import SQLKit
-import SQLiteKit
 import Synchronization
 
 /// An open database of one service: SQLite or PostgreSQL behind one API. See the top of this file for the design.
@@ -90,7 +95,7 @@ public final class FoyerDatabase: Sendable {
             writer: ConnectionPool<SQLiteConnectionFactory>,
             grouped: SQLiteGroupCommit,
             readers: ConnectionPool<SQLiteConnectionFactory>,
-            threads: NIOThreadPool
+            writerThread: SQLiteThread
         )
         case postgres(ConnectionPool<PostgresConnectionSource>)
     }
@@ -173,18 +178,18 @@ public final class FoyerDatabase: Sendable {
         }
         try createDirectory(containing: path)
         let limits = configuration.limits
-        // One thread per connection, owned by this database (see SQLiteConnectionFactory.threadPool).
-        let threads = NIOThreadPool(numberOfThreads: limits.sqliteReaderCount + 1)
-        threads.start()
-        func pool(_ role: SQLiteConnectionFactory.Role, maxConnections: Int) -> ConnectionPool<SQLiteConnectionFactory>
-        {
+        let writerThread = SQLiteThread(name: "sqlite-writer")
+        let options = FoyerSQLiteConnection.Options(
+            busyTimeout: limits.sqliteBusyTimeout,
+            synchronous: configuration.sqliteSynchronous
+        )
+        func pool(_ role: FoyerSQLiteConnection.Role, maxConnections: Int) -> ConnectionPool<SQLiteConnectionFactory> {
             ConnectionPool(
                 source: SQLiteConnectionFactory(
                     path: path,
                     role: role,
-                    busyTimeout: limits.sqliteBusyTimeout,
-                    synchronous: configuration.sqliteSynchronous,
-                    threadPool: threads
+                    options: options,
+                    writerThread: role == .writer ? writerThread : nil
                 ),
                 maxConnections: maxConnections,
                 acquireTimeout: limits.acquireTimeout,
@@ -201,6 +206,7 @@ public final class FoyerDatabase: Sendable {
                 writer: writer,
                 grouped: SQLiteGroupCommit(
                     writer: writer,
+                    thread: writerThread,
                     limits: .init(
                         maxTransactions: limits.sqliteGroupCommitMaxTransactions,
                         maxDelay: limits.sqliteGroupCommitMaxDelay
@@ -208,14 +214,14 @@ public final class FoyerDatabase: Sendable {
                     acquireTimeout: limits.acquireTimeout
                 ),
                 readers: readers,
-                threads: threads
+                writerThread: writerThread
             )
         )
         do {
             // The writer first: it creates the file and switches it to WAL before any reader opens it.
             try await writer.withConnection { _ in }
-            try await readers.withConnection { connection in
-                _ = try await connection.query("SELECT count(*) FROM sqlite_master")
+            try await database.withConnection { sql in
+                try await sql.raw("SELECT count(*) FROM sqlite_master").run()
             }
         } catch let error as FoyerStorageError {
             try? await database.close()
@@ -295,20 +301,15 @@ public final class FoyerDatabase: Sendable {
             switch self.backend {
             case .sqlite(_, _, let readers, _):
                 return try await readers.withConnection { connection in
-                    try await body(
-                        PooledConnection.sqlite(connection).sql(
-                            logger: self.logger,
-                            queryLogLevel: self.configuration.queryLogLevel
-                        )
-                    )
+                    // The body runs on the connection's thread, its statements plain calls there.
+                    try await withTaskExecutorPreference(connection.thread) {
+                        try await body(self.sql(on: connection))
+                    }
                 }
             case .postgres(let pool):
                 return try await pool.withConnection { connection in
                     try await body(
-                        PooledConnection.postgres(connection).sql(
-                            logger: self.logger,
-                            queryLogLevel: self.configuration.queryLogLevel
-                        )
+                        connection.foyerSQL(logger: self.logger, queryLogLevel: self.configuration.queryLogLevel)
                     )
                 }
             }
@@ -381,7 +382,7 @@ public final class FoyerDatabase: Sendable {
                 case .postgres(let pool):
                     try await pool.withConnection { connection in
                         self.metrics.waited(since: requested)
-                        return try await self.run(on: .postgres(connection), body)
+                        return try await self.run(on: connection, body)
                     }
                 }
             }
@@ -390,15 +391,16 @@ public final class FoyerDatabase: Sendable {
         }
     }
 
+    /// A PostgreSQL transaction on `connection`.
     nonisolated(nonsending) private func run<T>(
-        on connection: PooledConnection,
+        on connection: PostgresConnection,
         _ body: nonisolated(nonsending) (any SQLDatabase) async throws -> T
     ) async throws -> T {
         let started = ContinuousClock.now
         try await connection.begin()
         do {
             let result = try await body(
-                connection.sql(logger: self.logger, queryLogLevel: self.configuration.queryLogLevel)
+                connection.foyerSQL(logger: self.logger, queryLogLevel: self.configuration.queryLogLevel)
             )
             do {
                 try await connection.commit()
@@ -419,7 +421,7 @@ public final class FoyerDatabase: Sendable {
                         "error": "\(String(reflecting: rollbackError))"
                     ]
                 )
-                await connection.discard()
+                try? await connection.close()
             }
             throw error
         }
@@ -438,12 +440,7 @@ public final class FoyerDatabase: Sendable {
                     started = .now
                     self.metrics.waited(since: requested)
                 },
-                sql: { connection in
-                    PooledConnection.sqlite(connection).sql(
-                        logger: self.logger,
-                        queryLogLevel: self.configuration.queryLogLevel
-                    )
-                },
+                sql: { connection in self.sql(on: connection) },
                 body
             )
             self.metrics.transacted(since: started, committed: true)
@@ -452,6 +449,15 @@ public final class FoyerDatabase: Sendable {
             self.metrics.transacted(since: started, committed: false)
             throw error
         }
+    }
+
+    /// An SQLite connection's `SQLDatabase` for a store's statements.
+    private func sql(on connection: FoyerSQLiteConnection) -> any SQLDatabase {
+        FoyerSQLiteDatabase(
+            connection: connection,
+            logger: self.logger,
+            queryLogLevel: self.configuration.queryLogLevel
+        )
     }
 
     /// How the SQLite writer has grouped transactions into commits since the database opened (nil on PostgreSQL,
@@ -465,8 +471,8 @@ public final class FoyerDatabase: Sendable {
     /// unknown (``FoyerStorageError/commitOutcomeUnknown(_:)``), never "unavailable"; any other failure (an SQLite
     /// COMMIT that failed, a full disk, a connection seen closed before COMMIT was written: ``DatabaseUnavailable``
     /// already) committed nothing and is passed on as it is.
-    private static func commitFailure(_ error: any Error, on connection: PooledConnection) -> any Error {
-        guard case .postgres = connection, !(error is DatabaseUnavailable),
+    private static func commitFailure(_ error: any Error, on connection: PostgresConnection) -> any Error {
+        guard !(error is DatabaseUnavailable),
             DatabaseUnavailable.classifying(error)?.reason == .unreachable
         else {
             return error
@@ -484,10 +490,10 @@ public final class FoyerDatabase: Sendable {
         }
         guard !alreadyClosed else { return }
         switch self.backend {
-        case .sqlite(let writer, _, let readers, let threads):
+        case .sqlite(let writer, _, let readers, let writerThread):
             try await readers.close()
             try await writer.close()
-            try await threads.shutdownGracefully()
+            writerThread.stop()
         case .postgres(let pool):
             try await pool.close()
         }
@@ -500,10 +506,10 @@ public final class FoyerDatabase: Sendable {
         guard !self.isClosed.withLock({ $0 }) else { return }
         self.logger.warning("FoyerDatabase was released without close(); closing its connections now")
         switch self.backend {
-        case .sqlite(let writer, _, let readers, let threads):
-            // The threads stop only after the connections have closed on them.
+        case .sqlite(let writer, _, let readers, let writerThread):
+            // The writer's thread stops only after the connection has closed on it.
             readers.closeWithoutWaiting().and(writer.closeWithoutWaiting()).whenComplete { _ in
-                threads.shutdownGracefully { _ in }
+                writerThread.stop()
             }
         case .postgres(let pool):
             _ = pool.closeWithoutWaiting()

@@ -4,7 +4,6 @@ import Logging
 import NIOCore
 import NIOPosix
 import SQLKit
-import SQLiteKit
 import Synchronization
 
 /// Group commit on the SQLite writer: the transactions that queue for the writer while one runs become one physical
@@ -32,6 +31,11 @@ import Synchronization
 /// - A transaction that failed also waits for the batch's outcome before it reports its error: it may have read
 ///   rows of earlier transactions of the batch, and those are only real once committed. If the COMMIT fails, it
 ///   reports the COMMIT's failure instead.
+///
+/// ## Where
+/// Everything of a transaction runs on the writer's thread (``SQLiteThread``): its turn, its statements, its COMMIT.
+/// A transaction costs one move there and one back to its caller, whatever number of statements it runs; a turn
+/// handed on wakes a job on the same thread, not another thread.
 ///
 /// ## What changes
 /// - A transaction may read rows written by an earlier transaction of its batch before they are committed (only
@@ -63,7 +67,7 @@ final class SQLiteGroupCommit: Sendable {
     }
 
     private struct Batch {
-        let connection: SQLiteConnection
+        let connection: FoyerSQLiteConnection
         let began: ContinuousClock.Instant
         var size = 0
         /// The transactions of this batch that handed the writer on and wait for the COMMIT.
@@ -97,13 +101,21 @@ final class SQLiteGroupCommit: Sendable {
     private static let savepoint = "foyer_grouped"
 
     private let writer: ConnectionPool<SQLiteConnectionFactory>
+    /// The thread every writer connection runs on (one connection at a time).
+    private let thread: SQLiteThread
     private let limits: Limits
     private let acquireTimeout: Duration
     private let state = Mutex(State())
 
-    init(writer: ConnectionPool<SQLiteConnectionFactory>, limits: Limits, acquireTimeout: Duration) {
+    init(
+        writer: ConnectionPool<SQLiteConnectionFactory>,
+        thread: SQLiteThread,
+        limits: Limits,
+        acquireTimeout: Duration
+    ) {
         precondition(limits.maxTransactions >= 1, "a batch holds at least one transaction")
         self.writer = writer
+        self.thread = thread
         self.limits = limits
         self.acquireTimeout = acquireTimeout
     }
@@ -124,29 +136,39 @@ final class SQLiteGroupCommit: Sendable {
     ///   - sql: the `SQLDatabase` of the writer connection that `body` is given.
     nonisolated(nonsending) func transaction<T>(
         turnTaken: () -> Void,
-        sql: (SQLiteConnection) -> any SQLDatabase,
+        sql: (FoyerSQLiteConnection) -> any SQLDatabase,
         _ body: nonisolated(nonsending) (any SQLDatabase) async throws -> T
     ) async throws -> T {
-        try await self.takeTurn()
-        turnTaken()
-        let connection: SQLiteConnection
-        do {
-            connection = try await self.openBatchConnection()
-        } catch {
-            self.passTurn()
-            throw error
+        try await withTaskExecutorPreference(self.thread) {
+            try await self.takeTurn()
+            turnTaken()
+            let connection: FoyerSQLiteConnection
+            do {
+                connection = try await self.openBatchConnection()
+            } catch {
+                self.passTurn()
+                throw error
+            }
+            return try await self.run(body, on: connection, sql: sql)
         }
+    }
 
+    /// Runs `body` in its savepoint of the open batch, then hands the writer on or commits (on the writer's thread).
+    private func run<T>(
+        _ body: nonisolated(nonsending) (any SQLDatabase) async throws -> T,
+        on connection: FoyerSQLiteConnection,
+        sql: (FoyerSQLiteConnection) -> any SQLDatabase
+    ) async throws -> T {
         let outcome: Result<T, any Error>
         do {
-            _ = try await connection.query("SAVEPOINT \(Self.savepoint)")
+            try connection.run("SAVEPOINT \(Self.savepoint)")
             let result = try await body(sql(connection))
-            _ = try await connection.query("RELEASE \(Self.savepoint)")
+            try connection.run("RELEASE \(Self.savepoint)")
             outcome = .success(result)
         } catch let bodyError {
             do {
-                _ = try await connection.query("ROLLBACK TO \(Self.savepoint)")
-                _ = try await connection.query("RELEASE \(Self.savepoint)")
+                try connection.run("ROLLBACK TO \(Self.savepoint)")
+                try connection.run("RELEASE \(Self.savepoint)")
                 outcome = .failure(bodyError)
             } catch {
                 // The physical transaction is gone or unusable (SQLite rolls it back by itself after some errors,
@@ -179,7 +201,7 @@ final class SQLiteGroupCommit: Sendable {
         if case .commit = turn {
             let failure: (any Error)?
             do {
-                _ = try await connection.query("COMMIT")
+                try connection.run("COMMIT")
                 failure = nil
             } catch {
                 failure = error
@@ -191,13 +213,13 @@ final class SQLiteGroupCommit: Sendable {
     }
 
     /// The writer connection of the open batch, or a new batch's: checked out of the pool, `BEGIN IMMEDIATE` run.
-    private func openBatchConnection() async throws -> SQLiteConnection {
+    private func openBatchConnection() async throws -> FoyerSQLiteConnection {
         if let open = self.state.withLock({ $0.batch?.connection }) {
             return open
         }
         let connection = try await self.writer.checkOut()
         do {
-            _ = try await connection.query("BEGIN IMMEDIATE")
+            try connection.run("BEGIN IMMEDIATE")
         } catch {
             self.writer.checkIn(connection)
             throw error
@@ -208,14 +230,14 @@ final class SQLiteGroupCommit: Sendable {
 
     /// Ends the open batch: after a failure rolls back what is left of it (closing the connection if even that
     /// fails), then returns the connection, tells every parked transaction the outcome and hands the writer on.
-    private func endBatch(on connection: SQLiteConnection, failure: (any Error)?) async {
+    private func endBatch(on connection: FoyerSQLiteConnection, failure: (any Error)?) async {
         if failure != nil {
             do {
                 // Fails harmlessly ("no transaction is active") when SQLite has already rolled back.
-                _ = try await connection.query("ROLLBACK")
+                try connection.run("ROLLBACK")
             } catch {
                 if !Self.isNoTransactionActive(error) {
-                    try? await connection.close()
+                    try? await connection.close().get()
                 }
             }
         }

@@ -56,3 +56,31 @@ struct OpenPostgresSQLDatabase: SQLDatabase {
         try await base.execute(sql: query, onRow)
     }
 }
+
+/// The statements that bound a transaction on a pooled connection (SQLite's transactions are ``SQLiteGroupCommit``'s).
+extension PostgresConnection {
+    /// This connection's `SQLDatabase` for a store's statements.
+    func foyerSQL(logger: Logger, queryLogLevel: Logger.Level?) -> any SQLDatabase {
+        OpenPostgresSQLDatabase(connection: self, base: self.sql(queryLogLevel: queryLogLevel, logger: logger))
+    }
+
+    /// `BEGIN` (READ COMMITTED).
+    func begin() async throws {
+        try self.ensureOpen()
+        _ = try await self.query("BEGIN" as String).get()
+    }
+
+    func commit() async throws {
+        // PostgreSQL answers COMMIT of an aborted transaction with the tag ROLLBACK and no error.
+        try self.ensureOpen()
+        let result = try await self.query("COMMIT" as String).get()
+        if result.metadata.command == "ROLLBACK" {
+            throw FoyerStorageError.transactionAborted
+        }
+    }
+
+    func rollback() async throws {
+        try self.ensureOpen()
+        _ = try await self.query("ROLLBACK" as String).get()
+    }
+}

@@ -1,7 +1,6 @@
 public import Foundation
 import PostgresKit
 public import SQLKit
-import SQLiteKit
 
 // MARK: - Time: integer microseconds since the Unix epoch
 
