@@ -1,9 +1,7 @@
 import AsyncKit
 internal import CFoyerSQLite
 import Foundation
-import Logging
 import NIOCore
-import NIOPosix
 import Synchronization
 
 /// One SQLite connection (`sqlite3*`) on a thread of its own (``SQLiteThread``), used only from that thread.
@@ -14,8 +12,8 @@ import Synchronization
 /// runs again is not parsed again.
 ///
 /// `@unchecked Sendable`: `handle` and `statements` are touched on `thread` only (every entry point that reaches them
-/// runs there: ``open(path:role:thread:options:logger:)``, ``run(_:binds:onRow:)`` from a task that prefers the
-/// thread, ``close()``); `closed` is atomic for the pool, which reads it from its event loop.
+/// runs there: ``open(path:role:thread:ownsThread:options:eventLoop:)``, ``run(_:binds:onRow:)`` from a task that
+/// prefers the thread, ``close()``); `closed` is atomic for the pool, which reads it from its event loop.
 final class FoyerSQLiteConnection: ConnectionPoolItem, @unchecked Sendable {
     enum Role: Sendable { case writer, reader }
 
@@ -113,11 +111,12 @@ final class FoyerSQLiteConnection: ConnectionPoolItem, @unchecked Sendable {
 
     /// Runs one statement with `binds` and hands each row it returns to `onRow`. Call it on ``thread`` only.
     func run(_ sql: String, binds: [SQLiteValue] = [], onRow: (SQLiteResultRow) throws -> Void = { _ in }) throws {
+        assert(self.thread.isCurrent, "an SQLite statement ran off its connection's thread")
         guard let handle = self.handle else {
             throw SQLiteFailure(code: SQLITE_MISUSE, message: "the connection is closed")
         }
         let statement = try self.prepared(sql, cached: !binds.isEmpty, handle: handle)
-        defer { self.finish(statement, sql: sql, cached: !binds.isEmpty) }
+        defer { self.finish(statement, cached: !binds.isEmpty) }
         try self.bind(binds, to: statement, handle: handle)
         var columns: SQLiteColumnNames?
         while true {
@@ -156,7 +155,7 @@ final class FoyerSQLiteConnection: ConnectionPoolItem, @unchecked Sendable {
     }
 
     /// A kept statement is reset (its bindings cleared) for the next run; any other is finalized.
-    private func finish(_ statement: OpaquePointer, sql: String, cached: Bool) {
+    private func finish(_ statement: OpaquePointer, cached: Bool) {
         if cached {
             sqlite3_reset(statement)
             sqlite3_clear_bindings(statement)

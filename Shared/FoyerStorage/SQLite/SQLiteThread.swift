@@ -12,16 +12,21 @@ import Foundation
 ///
 /// Jobs run in the order they were enqueued. ``stop()`` ends the thread once the jobs already queued have run;
 /// nothing may be enqueued after it.
-final class SQLiteThread: TaskExecutor, @unchecked Sendable {  // `jobs` and `stopping` are guarded by `condition`
+final class SQLiteThread: TaskExecutor, @unchecked Sendable {  // `jobs`, `stopping`, `running` guarded by `condition`
     private let condition = NSCondition()
     private var jobs: [UnownedJob] = []
     private var stopping = false
+    /// The thread as it sees itself (`Thread.current` inside it), for ``isCurrent``.
+    private var running: Thread?
 
     /// Starts the thread, named `name` in profiles and debuggers.
     init(name: String) {
         let thread = Thread { [self] in
             // Named from inside: Foundation on Linux does not pass a name set before `start()` to the thread.
             Thread.current.name = name
+            self.condition.lock()
+            self.running = Thread.current
+            self.condition.unlock()
             self.runJobs()
         }
         thread.start()
@@ -34,6 +39,13 @@ final class SQLiteThread: TaskExecutor, @unchecked Sendable {  // `jobs` and `st
         self.jobs.append(job)
         if self.jobs.count == 1 { self.condition.signal() }
         self.condition.unlock()
+    }
+
+    /// Whether the caller runs on this thread (for assertions: a connection's statements must).
+    var isCurrent: Bool {
+        self.condition.lock()
+        defer { self.condition.unlock() }
+        return self.running.map { $0 === Thread.current } ?? false
     }
 
     /// Lets the thread end once the jobs queued by now have run.

@@ -1,9 +1,10 @@
 import Foundation
-import FoyerStorage
 import FoyerTestSupport
 import NIOCore
 import SQLKit
 import Testing
+
+@testable import FoyerStorage
 
 /// The SQLite engine's own connection (SQLite/FoyerSQLiteConnection.swift): each connection on a thread of its own,
 /// a transaction's or a read's body on that thread, prepared statements kept per connection.
@@ -13,25 +14,28 @@ struct FoyerSQLiteConnectionTests {
     func bodiesRunOnTheConnectionsThread() async throws {
         try await withTestDatabase(.sqlite) { db in
             try await db.migrate(service: "test", migrations: [itemsMigration])
-            let inTransaction = try await db.transaction { sql in
-                var threads = [currentThreadName()]
+            let (writer, inTransaction) = try await db.transaction { sql in
+                let thread = try #require(sql as? FoyerSQLiteDatabase).connection.thread
+                var onThread = [thread.isCurrent]
                 for id in 1...3 {
                     try await insertItem(sql, id: id, label: "item \(id)")
-                    threads.append(currentThreadName())
+                    onThread.append(thread.isCurrent)
                 }
                 _ = try await sql.raw("SELECT count(*) AS n FROM items").first()
-                threads.append(currentThreadName())
-                return threads
+                onThread.append(thread.isCurrent)
+                return (ObjectIdentifier(thread), onThread)
             }
-            #expect(Set(inTransaction) == ["sqlite-writer"])
+            #expect(inTransaction == Array(repeating: true, count: 5))
 
-            let inRead = try await db.withConnection { sql in
-                var threads = [currentThreadName()]
+            let (reader, inRead) = try await db.withConnection { sql in
+                let thread = try #require(sql as? FoyerSQLiteDatabase).connection.thread
+                var onThread = [thread.isCurrent]
                 _ = try await sql.raw("SELECT label FROM items ORDER BY id").all()
-                threads.append(currentThreadName())
-                return threads
+                onThread.append(thread.isCurrent)
+                return (ObjectIdentifier(thread), onThread)
             }
-            #expect(Set(inRead) == ["sqlite-reader"])
+            #expect(inRead == [true, true])
+            #expect(reader != writer)
         }
     }
 
@@ -113,11 +117,6 @@ struct FoyerSQLiteConnectionTests {
             #expect(failure.message.contains("UNIQUE"))
         }
     }
-}
-
-/// The name of the thread running the caller.
-private func currentThreadName() -> String {
-    Thread.current.name ?? ""
 }
 
 extension Result {
