@@ -50,8 +50,8 @@ public struct SQLTimestamp: SQLExpression {
 /// try await sql.raw("INSERT INTO keys (id, material) VALUES (\(bind: id), \(SQLBytes(material)))").run()
 /// ```
 ///
-/// Prefer this to binding `[UInt8]` directly: PostgreSQL would receive an array of `"char"`, not a `bytea`; and an
-/// empty buffer bound to SQLite can arrive as NULL. (The empty value on SQLite is written as the literal `X''`.)
+/// Prefer this to binding `[UInt8]` directly: PostgreSQL would receive an array of `"char"`, not a `bytea`. (SQLite
+/// binds an empty buffer as a zero-length blob, not NULL: SQLite/FoyerSQLiteConnection.swift.)
 public struct SQLBytes: SQLExpression {
     public let bytes: [UInt8]
 
@@ -59,11 +59,7 @@ public struct SQLBytes: SQLExpression {
     public init(_ data: Data) { self.bytes = Array(data) }
 
     public func serialize(to serializer: inout SQLSerializer) {
-        if self.bytes.isEmpty && serializer.dialect.name == "sqlite" {
-            serializer.write("X''")
-        } else {
-            serializer.write(bind: ByteBuffer(bytes: self.bytes))
-        }
+        serializer.write(bind: ByteBuffer(bytes: self.bytes))
     }
 }
 
