@@ -283,8 +283,10 @@ struct AccountManagementTests {
     @Test("A password change succeeds when its notice cannot be sent", arguments: TestEngine.allCases)
     func passwordChangedNoticeUndelivered(engine: TestEngine) async throws {
         try await withLoopbackHTTPServer({ _ in .init(status: 500) }) { server in
-            try await withIdentity(engine, configure: { $0.mailer = .webhook(url: server.url("/mail"), secret: nil) }) {
-                identity in
+            try await withIdentity(
+                engine,
+                configure: { $0.mailer = .webhook(url: server.url("/mail"), secret: "a sixteen-byte hook secret") }
+            ) { identity in
                 let member = try await identity.member("unsent@example.com", "the first passphrase")
                 let changed = try await identity.changePassword(member, current: nil, new: "the second passphrase")
                 #expect(changed.uid == member.uid)

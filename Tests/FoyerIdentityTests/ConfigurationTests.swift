@@ -58,6 +58,15 @@ struct ConfigurationTests {
             ("SMTP credentials without TLS", { $0.mailer = .smtp(Self.smtp(.none, credentials: true)) }),
             ("SMTP user without password", { $0.mailer = .smtp(Self.smtp(.startTLS, credentials: false, user: "u")) }),
             ("an empty webhook secret", { $0.mailer = .webhook(url: "https://mail.example/hook", secret: "") }),
+            ("no webhook secret", { $0.mailer = .webhook(url: "https://mail.example/hook", secret: nil) }),
+            (
+                "a short webhook secret",
+                { $0.mailer = .webhook(url: "https://mail.example/hook", secret: "15 bytes secret") }
+            ),
+            (
+                "a plain-http webhook off this host",
+                { $0.mailer = .webhook(url: "http://mail.example/hook", secret: "a sixteen-byte hook secret") }
+            ),
             ("a sender that is no address", { $0.emailLink.sender = "Foyer <nobody>" }),
         ]
         try await withTestDatabase(.sqlite) { database in

@@ -109,25 +109,33 @@ struct MailerTests {
         }) { server in
             try await withIdentity(
                 engine,
-                configure: { $0.mailer = .webhook(url: server.url("/mail"), secret: "hook-secret") }
+                configure: { $0.mailer = .webhook(url: server.url("/mail"), secret: "a sixteen-byte hook secret") }
             ) {
                 identity in
                 let client = LinkVerifier()
                 try await start(identity, "wes@example.com", client)
                 let request = try #require(server.requests.last)
                 #expect(request.method == "POST" && request.headers["content-type"] == "application/json")
-                let expected =
-                    "sha256="
-                    + HMACSHA256.authenticationCode(key: Array("hook-secret".utf8), message: request.body)
-                    .map { String(format: "%02x", $0) }.joined()
-                #expect(request.headers["x-foyer-signature"] == expected)
+                // Standard Webhooks: the id and the timestamp are signed with the body, so a replay is refused too.
+                let id = try #require(request.headers["webhook-id"])
+                let timestamp = try #require(request.headers["webhook-timestamp"])
+                #expect(Int64(timestamp) == Int64(identity.clock.now().timeIntervalSince1970))
+                let signed = Array("\(id).\(timestamp).".utf8) + request.body
+                let expected = HMACSHA256.authenticationCode(
+                    key: Array("a sixteen-byte hook secret".utf8),
+                    message: signed
+                )
+                #expect(request.headers["webhook-signature"] == "v1," + Data(expected).base64EncodedString())
+                #expect(request.headers["x-foyer-signature"] == nil)
                 let payload = try JSONDecoder().decode([String: String].self, from: Data(request.body))
                 #expect(payload["to"] == "wes@example.com")
                 let token = try #require(tokenInMessage(payload["text"] ?? ""))
                 #expect(try await identity.completeLink(token, verifier: client.verifier).isAnonymous == false)
             }
-            try await withIdentity(engine, configure: { $0.mailer = .webhook(url: server.url("/broken"), secret: nil) })
-            {
+            try await withIdentity(
+                engine,
+                configure: { $0.mailer = .webhook(url: server.url("/broken"), secret: "a sixteen-byte hook secret") }
+            ) {
                 identity in
                 #expect(
                     await status { try await start(identity, "wes@example.com", LinkVerifier()) }

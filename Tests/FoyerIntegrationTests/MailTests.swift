@@ -105,10 +105,11 @@ struct MailTests {
                 _ = try await client.sendEmailLink(to: email, purpose: .signIn)
             }
             let request = try #require(server.requests.last)
-            let expected = HMACSHA256.authenticationCode(key: Array("a webhook secret".utf8), message: request.body)
-            #expect(
-                request.headers["x-foyer-signature"] == "sha256=" + expected.map { String(format: "%02x", $0) }.joined()
-            )
+            let id = try #require(request.headers["webhook-id"])
+            let timestamp = try #require(request.headers["webhook-timestamp"])
+            let signed = Array("\(id).\(timestamp).".utf8) + request.body
+            let expected = HMACSHA256.authenticationCode(key: Array("a webhook secret".utf8), message: signed)
+            #expect(request.headers["webhook-signature"] == "v1," + Data(expected).base64EncodedString())
             #expect(String(decoding: request.body, as: UTF8.self).contains(email))
         }
     }

@@ -63,7 +63,8 @@ struct MailOptions: ParsableArguments {
 
     @Option(
         help: """
-            Webhook mailer: a file holding the secret that signs each POST (X-Foyer-Signature). The secret itself in \
+            Webhook mailer (required with it): a file holding the secret, 16 bytes or more, that signs each POST as \
+            Standard Webhooks do (webhook-id, webhook-timestamp, webhook-signature). The secret itself in \
             FOYER_MAIL_WEBHOOK_SECRET wins over any file. (env: FOYER_MAIL_WEBHOOK_SECRET_FILE)
             """
     )

@@ -11,8 +11,12 @@ public enum MailerChoice: Sendable, Equatable {
     case smtp(SMTPSettings)
     /// Through a `sendmail`-compatible program, run as `path -t -i` with the message on stdin.
     case sendmail(path: String)
-    /// As a JSON POST to a URL; with a secret, the body's HMAC-SHA-256 is sent in `X-Foyer-Signature`.
-    case webhook(url: String, secret: String? = nil)
+    /// As a JSON POST to an https URL (http only to a loopback host), signed with the secret as Standard Webhooks
+    /// sign (`WebhookMailer`). The secret is required: the start fails without one (`webhookSecretByteCountMin`).
+    case webhook(url: String, secret: String?)
+
+    /// The fewest bytes a mail webhook's secret may have.
+    public static let webhookSecretByteCountMin = 16
 
     /// The name used in settings and logs (never a URL, path or credential).
     public var name: String {
@@ -52,9 +56,17 @@ extension IdentityConfigurationCheck {
         case .sendmail(let path):
             try require(path.hasPrefix("/"), "the sendmail program must be given by an absolute path")
         case .webhook(let text, let secret):
-            let scheme = URL(string: text)?.scheme?.lowercased()
-            try require(scheme == "https" || scheme == "http", "the mail webhook must be an http(s) URL")
-            try require(secret.map { !$0.isEmpty } ?? true, "the mail webhook's secret must not be empty")
+            // The POSTs carry live sign-in links: the same rules as the events' endpoints.
+            do {
+                _ = try WebhookSettings.endpoint(text)
+            } catch {
+                throw IdentityConfigurationError("the mail webhook: \(error)")
+            }
+            try require(
+                (secret?.utf8.count ?? 0) >= MailerChoice.webhookSecretByteCountMin,
+                "the mail webhook needs a secret of at least \(MailerChoice.webhookSecretByteCountMin) bytes "
+                    + "(--mail-webhook-secret-file): its POSTs carry live sign-in links"
+            )
         }
     }
 }

@@ -199,11 +199,13 @@ public final class IdentityService: Sendable {
         case .sendmail(let path):
             return .external(SendmailMailer(path: path, timeout: .seconds(30)))
         case .webhook(let text, let secret):
-            guard let url = URL(string: text) else {
-                throw IdentityConfigurationError("the mail webhook must be an http(s) URL")
+            guard let url = try? WebhookSettings.endpoint(text), let secret else {
+                throw IdentityConfigurationError("the mail webhook needs an https URL and a secret")
             }
             let client = http ?? URLSessionHTTPClient()
-            return .external(WebhookMailer(url: url, secret: secret, http: client, timeout: .seconds(10)))
+            return .external(
+                WebhookMailer(url: url, secret: secret, http: client, timeout: .seconds(10), now: configuration.now)
+            )
         }
     }
 
