@@ -40,8 +40,17 @@ public struct TLSSettings: Sendable, Equatable {
         }
     }
 
-    /// A server configuration offering TLS 1.2 and 1.3 only, with the chain and key (and the client CA) read from
-    /// the files now; with `clientCAPath`, a client certificate signed by that CA is required.
+    /// The TLS 1.2 cipher suites offered, Mozilla's "intermediate" list as BoringSSL has it: forward secrecy (ECDHE)
+    /// and AEAD (AES-GCM, ChaCha20-Poly1305) only, so no CBC, no SHA-1 MAC and no static-RSA key exchange. TLS 1.3's
+    /// suites are all AEAD and not configurable.
+    public static let intermediateCipherSuites = [
+        "ECDHE-ECDSA-AES128-GCM-SHA256", "ECDHE-RSA-AES128-GCM-SHA256", "ECDHE-ECDSA-AES256-GCM-SHA384",
+        "ECDHE-RSA-AES256-GCM-SHA384", "ECDHE-ECDSA-CHACHA20-POLY1305", "ECDHE-RSA-CHACHA20-POLY1305",
+    ].joined(separator: ":")
+
+    /// A server configuration offering TLS 1.2 (with `intermediateCipherSuites` only) and 1.3, with the chain and key
+    /// (and the client CA) read from the files now; with `clientCAPath`, a client certificate signed by that CA is
+    /// required.
     /// - Throws: `RPCError` `.invalidArgument` naming the file that cannot be read.
     public func makeServerConfiguration() throws -> TLSConfiguration {
         let (chain, key) = try readIdentity()
@@ -51,6 +60,7 @@ public struct TLSSettings: Sendable, Equatable {
         )
         configuration.minimumTLSVersion = .tlsv12
         configuration.maximumTLSVersion = .tlsv13
+        configuration.cipherSuites = Self.intermediateCipherSuites
         if let clientCAPath {
             configuration.trustRoots = .certificates(try Self.readCA(clientCAPath))
             // Clients are not known by name: the chain to the CA is checked, not a host name.
@@ -132,6 +142,7 @@ public struct RPCClientTLS: Sendable, Equatable {
         var configuration = TLSConfiguration.makeClientConfiguration()
         configuration.minimumTLSVersion = .tlsv12
         configuration.maximumTLSVersion = .tlsv13
+        configuration.cipherSuites = TLSSettings.intermediateCipherSuites
         switch trustRoots {
         case .system:
             configuration.trustRoots = .default

@@ -182,6 +182,47 @@ struct TLSTests {
             }
         }
     }
+
+    @Test(
+        "TLS 1.2 offers Mozilla's intermediate suites only: no CBC, no SHA-1 MAC, no static RSA",
+        arguments: [
+            ("ECDHE-ECDSA-AES128-GCM-SHA256", true), ("ECDHE-ECDSA-CHACHA20-POLY1305", true),
+            ("ECDHE-ECDSA-AES128-SHA", false), ("ECDHE-ECDSA-AES256-SHA", false), ("AES128-SHA", false),
+            ("AES128-GCM-SHA256", false),
+        ]
+    )
+    func tls12CipherSuites(suite: String, accepted: Bool) async throws {
+        try await withRPCServer(try tlsServer()) { _, port in
+            let succeeded = try await Self.handshakeSucceeds(port: port, tls12Suite: suite)
+            #expect(succeeded == accepted)
+        }
+    }
+
+    /// Whether a TLS 1.2 client offering only `tls12Suite` completes a handshake with the server on `port`: its first
+    /// write waits for the handshake, and fails with it.
+    private static func handshakeSucceeds(port: Int, tls12Suite: String) async throws -> Bool {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.minimumTLSVersion = .tlsv12
+        tls.maximumTLSVersion = .tlsv12
+        tls.cipherSuites = tls12Suite
+        tls.certificateVerification = .none
+        let context = try NIOSSLContext(configuration: tls)
+        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton).channelInitializer {
+            channel in
+            channel.eventLoop.makeCompletedFuture {
+                try channel.pipeline.syncOperations.addHandler(
+                    NIOSSLClientHandler(context: context, serverHostname: nil)
+                )
+            }
+        }.connect(host: "127.0.0.1", port: port).get()
+        defer { channel.close(promise: nil) }
+        do {
+            try await channel.writeAndFlush(ByteBuffer(bytes: Array("FOYR".utf8) + [0, 1, 0, 1])).get()
+            return true
+        } catch {
+            return false
+        }
+    }
 }
 
 /// Writes a PROXY header as soon as the connection is up, before the TLS handler after it starts its handshake.
