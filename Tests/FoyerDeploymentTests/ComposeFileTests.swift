@@ -162,6 +162,25 @@ struct ComposeFileTests {
         #expect(file.contains("${FOYER_SIGNING_KEY_ENCRYPTION_KEY_FILE:?"), "the operator must name the file: \(file)")
     }
 
+    @Test("the gateway's published listeners speak TLS with a certificate and key compose mounts as secrets")
+    func gatewayTLSIsOnByDefault() throws {
+        let document = try Self.composeDocument()
+        let services = try #require(document["services"] as? [String: [String: Any]])
+        let gateway = try #require(services["gateway"])
+        let environment = (gateway["environment"] as? [String: Any] ?? [:]).mapValues { "\($0)" }
+        let mounted = try #require(gateway["secrets"] as? [String])
+        let declared = try #require(document["secrets"] as? [String: [String: Any]])
+        for setting in ["FOYER_TLS_CERTIFICATE", "FOYER_TLS_KEY"] {
+            let path = try #require(environment[setting], "the gateway's \(setting) is set")
+            let secret = try #require(
+                mounted.first { path == "/run/secrets/\($0)" },
+                "\(path) is a secret of the gateway's"
+            )
+            let file = try #require(declared[secret]?["file"] as? String)
+            #expect(file.contains(":?"), "the operator must name the file: \(file)")
+        }
+    }
+
     @Test("the Dockerfile builds and installs every executable compose runs")
     func dockerfile() throws {
         let text = try String(contentsOf: Self.dockerfile, encoding: .utf8)
