@@ -45,8 +45,9 @@ public struct IdentityConfiguration: Sendable {
     /// How long after a rotation the immediate predecessor may be presented again (a retry after a lost
     /// response) and get the same successor. Default 30 s.
     public var refreshReuseGrace: Duration = .seconds(30)
-    /// How long a guest sign-in's idempotency key returns the same guest. Default 24 hours.
-    public var guestIdempotencyWindow: Duration = .seconds(86_400)
+    /// How long a guest sign-in's idempotency key returns the same guest. Whoever holds the key gets a session of
+    /// that guest meanwhile, so the window covers a retry of a lost answer and no more. Default 10 minutes.
+    public var guestIdempotencyWindow: Duration = .seconds(600)
     /// Most sessions one guest sign-in key creates (the first and its replays, each beside the others); a replay
     /// beyond it is refused with `idempotency-key-reused`. Default 5.
     public var guestKeySessionsMax: Int = 5
