@@ -40,7 +40,7 @@ extension IdentityCore {
             return (tokens, true)
         }
         if created { IdentityMetrics.signedUp(.guest) }
-        logger.info("guest created", metadata: ["user.uid": "\(tokens.uid)", "session.id": "\(tokens.sessionID)"])
+        logger.info("guest created", metadata: ["user.uid": "\(tokens.uid)"])
         return tokens
     }
 

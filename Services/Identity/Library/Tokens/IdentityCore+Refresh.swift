@@ -9,7 +9,7 @@ extension IdentityCore {
     /// the session even though the call fails).
     private enum RefreshOutcome {
         case rotated(user: UserRecord, sessionID: String, successor: SecretToken, expiry: Date)
-        case reused(uid: String, sessionID: String)
+        case reused(uid: String)
     }
 
     /// The purpose string of the pad that wraps a successor under its predecessor.
@@ -33,11 +33,8 @@ extension IdentityCore {
             try await self.rotate(sql, presented: presented, now: now)
         }
         switch outcome {
-        case .reused(let uid, let sessionID):
-            logger.warning(
-                "refresh token reused; session revoked",
-                metadata: ["user.uid": "\(uid)", "session.id": "\(sessionID)"]
-            )
+        case .reused(let uid):
+            logger.warning("refresh token reused; session revoked", metadata: ["user.uid": "\(uid)"])
             throw IdentityError.refreshTokenReused()
         case .rotated(let user, let sessionID, let successor, let expiry):
             // The user's current kind, plan and roles: a guest that linked a credential gets false from now on, a
@@ -83,7 +80,7 @@ extension IdentityCore {
                 )
             }
             _ = try await SessionRecords.revoke(sql, sessionID: token.sessionID, uid: token.uid, now: now)
-            return .reused(uid: token.uid, sessionID: token.sessionID)
+            return .reused(uid: token.uid)
         }
 
         let successor = SecretToken.generate()
