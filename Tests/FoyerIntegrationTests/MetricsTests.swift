@@ -1,6 +1,8 @@
 import Foundation
+import FoyerAPI
 import FoyerClient
 import FoyerStackProcesses
+import FoyerTestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -27,9 +29,27 @@ struct MetricsTests {
                 #expect(denied == .quotaExceeded)
                 _ = try await client.link(email: uniqueEmail("metrics"), password: password)
             }
+            // and a deletion left stuck half-way (begun at identity, nothing after)
+            let stuck = try await stack.withClient { client async throws in try await client.signInAsGuest().uid }
+            let identityClient = testClient(
+                port: stack.processes.port(of: .identity),
+                service: "identity",
+                secret: try FoyerCleanupClient.loadSecret(path: stack.processes.configuration.clusterSecretFile.path)
+            )
+            _ = try await identityClient.call(
+                IdentityMethods.beginDelete,
+                BeginDeleteRequest(uid: stuck, operationID: "metrics-stuck-deletion")
+            )
+            await identityClient.shutdown()
             try stack.setClockOffset(seconds: 31 * 86_400)
             let report = try await stack.sweep()
             #expect(report.expiredGuests >= 1, "\(report)")
+            #expect(report.stuckFinished >= 1, "\(report)")
+            // The stuck deletion had waited 31 days on the stack's clock when that sweep found it (the next sweep,
+            // finding none, sets 0).
+            let stuckAge = try MetricsScrape.exchange(port: stack.processes.metricsPort(of: .cleanup))
+                .sample("foyer_cleanup_oldest_stuck_account_seconds")
+            #expect(stuckAge ?? 0 >= 30 * 86_400)
             try await expectGone(idle, stack)
 
             // When each service's /metrics is scraped

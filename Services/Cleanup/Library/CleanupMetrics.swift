@@ -9,6 +9,7 @@ import FoyerAPI
 /// | `foyer_cleanup_deletions_total` | counter | `kind`: `expired_guest` (deleted for inactivity), `stuck_finished` (an interrupted merge or deletion finished) |
 /// | `foyer_cleanup_records_purged_total` | counter | none |
 /// | `foyer_cleanup_deleted_guest_age_seconds` | histogram | none: an expired guest's time from its last activity to its deletion |
+/// | `foyer_cleanup_oldest_stuck_account_seconds` | gauge | none: how long the longest-stuck merge or deletion past the grace has waited, as the last sweep found it (0: none) |
 ///
 /// Dry runs record nothing.
 enum CleanupMetrics {
@@ -21,6 +22,12 @@ enum CleanupMetrics {
         Counter(label: "foyer_cleanup_deletions_total", dimensions: [("kind", "stuck_finished")])
             .increment(by: report.stuckFinished)
         Counter(label: "foyer_cleanup_records_purged_total").increment(by: report.recordsPurged)
+    }
+
+    /// The longest-stuck account a sweep found past the grace has been `merging` or `deleting` for `seconds` (0 when
+    /// none was): alert on it staying above a few sweep intervals, which means recovery keeps failing.
+    static func oldestStuckAccount(seconds: Double) {
+        Gauge(label: "foyer_cleanup_oldest_stuck_account_seconds").record(max(0, seconds))
     }
 
     /// An expired guest was deleted `idleSeconds` after its last activity.

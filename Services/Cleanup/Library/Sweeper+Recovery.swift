@@ -25,6 +25,13 @@ extension Sweeper {
                 tally.fail("listing stuck accounts", error)
                 return
             }
+            if tried.isEmpty {
+                // identity lists the longest-stuck first.
+                let since = page.accounts.first?.sinceMilliseconds.map {
+                    Date(timeIntervalSince1970: Double($0) / 1000)
+                }
+                CleanupMetrics.oldestStuckAccount(seconds: since.map { now.timeIntervalSince($0) } ?? 0)
+            }
             let fresh = page.accounts.filter { !tried.contains($0.uid) }.prefix(configuration.batchSize)
             for account in fresh {
                 guard !shouldStop else { return }
