@@ -45,7 +45,7 @@ build: deps ## Build everything (CONFIGURATION=release for optimised binaries)
 # check and the OpenAPI document's validation come first: they take seconds, and `make format` fixes what the first
 # finds. The whole output is kept in .build/test-output.log and, on failure, what failed is printed again last, where
 # a CI log's tail shows it.
-test: deps lint ## Check formatting and the OpenAPI documents, then run every test, on SQLite and on a throwaway PostgreSQL
+test: deps lint fuzz-replay ## Check formatting and the OpenAPI documents, replay the fuzz corpus, then run every test, on SQLite and on a throwaway PostgreSQL
 	python3 -m openapi_spec_validator docs/openapi.yaml
 	python3 -m openapi_spec_validator docs/admin-openapi.yaml
 	@pgdir=$$(mktemp -u /tmp/foyer-test-pg.XXXXXX); \
@@ -92,6 +92,17 @@ fuzz: deps ## Fuzz every parser (frames, service bodies, PROXY, JWT/JWKS, JSON, 
 		FOYER_FUZZ_TARGET=$$target .build-fuzz/debug/foyer-fuzz fuzz-corpus/$$target \
 			-max_total_time=$(FUZZ_SECONDS) -max_len=65536 -malloc_limit_mb=$(FUZZ_MALLOC_LIMIT_MB) \
 			-rss_limit_mb=2048 -print_final_stats=1; \
+	done
+
+.PHONY: fuzz-replay
+# Every fuzz target runs once over each input of the committed corpus (fuzz-corpus/), in a normal debug build: the
+# inputs that once found a bug, and the seeds, must never crash a parser again. Seconds; `make fuzz` mutates them.
+fuzz-replay: deps ## Replay the committed fuzz corpus through every fuzz target (no libFuzzer needed)
+	$(SWIFT) build --product foyer-fuzz
+	set -e; for target in $$(.build/debug/foyer-fuzz list); do \
+		inputs=$$(find fuzz-corpus/$$target -type f 2>/dev/null | sort); \
+		if [ -z "$$inputs" ]; then echo "fuzz-replay: no corpus for $$target"; exit 1; fi; \
+		FOYER_FUZZ_TARGET=$$target .build/debug/foyer-fuzz $$inputs; \
 	done
 
 .PHONY: lint
