@@ -35,6 +35,7 @@ struct WireMessageTests {
         try roundTrip(LinkAttempt.session(session))
         try roundTrip(RefreshSessionRequest(refreshToken: "r"))
         try roundTrip(VerifyAccessTokenRequest(accessToken: "t", requirement: .member))
+        try roundTrip(VerifyAccessTokenRequest(accessToken: "t", requirement: .guestOrRecentSignIn))
         try roundTrip(VerifiedAccessToken(uid: "u", isAnonymous: false, sessionID: "s", expiresAtMilliseconds: 9))
         try roundTrip(RevokeSessionRequest(uid: "u", sessionID: "s"))
         try roundTrip(IdentityUserRequest(uid: "u"))
@@ -149,7 +150,7 @@ struct WireMessageTests {
         }
         var requirement = ByteBuffer()
         requirement.writeLengthPrefixedString("t")
-        requirement.writeInteger(UInt8(3))
+        requirement.writeInteger(UInt8(4))
         #expect(throws: WireError.invalidValue) { try VerifyAccessTokenRequest(decoding: requirement) }
     }
 

@@ -187,18 +187,23 @@ func appleNoTokenJourney(_ stack: RunningStack) async throws {
     #expect(apple.calls("/auth/revoke", "token", "rt-\(refusedCode)").isEmpty)
 }
 
-/// A member who linked Apple with a code and an email and password unlinks Apple: identity revokes the kept token at
-/// Apple and forgets it. With Apple answering 503, the unlink still succeeds, the token stays, and the account's
-/// deletion revokes it.
+/// A member with an email and password who then linked Apple with a code unlinks Apple (the newest credential, so
+/// no probation stands in the way): identity revokes the kept token at Apple and forgets it. With Apple answering
+/// 503, the unlink still succeeds, the token stays, and the account's deletion revokes it.
 func appleUnlinkJourney(_ stack: RunningStack) async throws {
     let apple = try await FakeAppleTokenEndpoint.shared()
     for appleDown in [false, true] {
         let code = goodCode()
         let refreshToken = "rt-\(code)"
         try await stack.withClient { client async throws in
-            let guest = try await guestLinkingApple(client, stack, code: code)
+            let guest = try await client.signInAsGuest()
             let email = "unlink-\(UUID().uuidString.lowercased())@example.com"
             #expect(try await client.link(email: email, password: "a fine passphrase").outcome == .linked)
+            // Linking to a member is a step-up action; the session the email link started is fresh.
+            let linked = try await client.link(
+                try await credential(stack, subject: StandInApple.newSubject(), code: code)
+            )
+            #expect(linked.outcome == .linked)
             #expect(try await stack.databases.appleToken(of: guest.uid)?.sealed != nil)
             if appleDown { apple.refuse(refreshToken) }
 

@@ -47,9 +47,11 @@ extension GatewayCore {
                 fingerprint: ByteBuffer(string: "delete"),
                 context: context
             ) {
+                // Deleting a member is a step-up action, as changing its password is: a stolen old session cannot.
                 let (caller, progress) = try await self.authenticateDeletion(
                     request.accessToken,
                     operationID: request.operationID,
+                    requirement: .guestOrRecentSignIn,
                     context: context
                 )
                 let deleted = try await self.delete(
@@ -108,6 +110,8 @@ extension GatewayCore {
         fingerprint.writeMultipleIntegers(request.onConflict.rawValue, request.mergePolicy.rawValue)
         return try await resolving(
             token: request.accessToken,
+            // Linking a credential to a member is a step-up action: a stolen old session cannot add a way in.
+            requirement: .guestOrRecentSignIn,
             operationID: request.operationID,
             fingerprint: fingerprint,
             choice: request.onConflict,
@@ -161,6 +165,7 @@ extension GatewayCore {
         fingerprint.writeMultipleIntegers(request.choice.rawValue, request.mergePolicy.rawValue)
         return try await resolving(
             token: request.accessToken,
+            requirement: .any,
             operationID: request.operationID,
             fingerprint: fingerprint,
             choice: request.choice,
@@ -185,6 +190,7 @@ extension GatewayCore {
     /// began (`authenticateResolution`) instead of running `body`.
     private func resolving(
         token: String,
+        requirement: TokenRequirement,
         operationID: String,
         fingerprint: ByteBuffer,
         choice: ConflictChoice,
@@ -196,6 +202,7 @@ extension GatewayCore {
         try await remembering(operationID, token: token, fingerprint: fingerprint, context: context) {
             switch try await authenticateResolution(
                 token,
+                requirement: requirement,
                 operationID: operationID,
                 choice: choice,
                 policy: policy,

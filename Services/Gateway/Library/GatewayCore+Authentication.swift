@@ -48,7 +48,8 @@ extension GatewayCore {
     }
 
     /// The caller of delete-everything or of a guest's sign-out, which delete under the client's `operationID`, and
-    /// whether that deletion has already finished.
+    /// whether that deletion has already finished. `requirement` is checked by identity before a deletion begins
+    /// (delete-everything asks a member for a recent sign-in: `guestOrRecentSignIn`).
     ///
     /// The first step of a deletion revokes every session of the user, so a client retrying after a failure
     /// half-way used to be refused and had to leave the rest to cleanup's recovery. A token identity refuses as
@@ -59,10 +60,11 @@ extension GatewayCore {
     func authenticateDeletion(
         _ token: String,
         operationID: String,
+        requirement: TokenRequirement = .any,
         context: RPCContext
     ) async throws -> (caller: Caller, progress: DeletionProgress) {
         do {
-            return (try await authenticateStrictly(token, context: context), .notBegun)
+            return (try await authenticateStrictly(token, requirement: requirement, context: context), .notBegun)
         } catch let refusal as RPCError where refusal.status == IdentityStatus.tokenRevoked {
             let caller = try await verifySignature(token)
             let operationID = scopedOperation(operationID, uid: caller.uid)

@@ -11,10 +11,11 @@ extension GatewayCore {
         case finished(LinkResult)
     }
 
-    /// Strict authentication; for a token identity refuses as revoked, the merge or discard an earlier attempt
+    /// Strict authentication under `requirement`; for a token identity refuses as revoked, the merge or discard an earlier attempt
     /// under this operation began, finished (`continueResolution`), or else the refusal.
     func authenticateResolution(
         _ token: String,
+        requirement: TokenRequirement,
         operationID: String,
         choice: ConflictChoice,
         policy: MergePolicy,
@@ -22,7 +23,7 @@ extension GatewayCore {
         context: RPCContext
     ) async throws -> Resolution {
         do {
-            return .caller(try await authenticateStrictly(token, context: context))
+            return .caller(try await authenticateStrictly(token, requirement: requirement, context: context))
         } catch let refusal as RPCError where refusal.status == IdentityStatus.tokenRevoked {
             guard
                 let result = try await continueResolution(

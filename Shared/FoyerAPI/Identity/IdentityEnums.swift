@@ -26,6 +26,9 @@ public enum TokenRequirement: UInt8, Sendable, Hashable, CaseIterable {
     case member = 1
     /// A guest (`is_anonymous` true); a member's token is refused with `guest-required`.
     case guest = 2
+    /// A guest, or a permanent account whose session started within identity's recent-sign-in window (else
+    /// `recent-sign-in-required`): the step-up before linking a credential to an account or deleting it.
+    case guestOrRecentSignIn = 3
 }
 
 /// Where a user is in its life. Encoded as `u8`.

@@ -5,7 +5,7 @@ public import NIOCore
 ///
 /// ```
 /// string accessToken   <= 4096 bytes
-/// u8     requirement   TokenRequirement: 0 any, 1 member, 2 guest
+/// u8     requirement   TokenRequirement: 0 any, 1 member, 2 guest, 3 guest or a member's recent sign-in
 /// ```
 public struct VerifyAccessTokenRequest: WireMessage, Hashable {
     public var accessToken: String

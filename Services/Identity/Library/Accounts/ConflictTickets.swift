@@ -62,10 +62,10 @@ struct ConflictTickets: Sendable {
         ).first() != nil
     }
 
-    /// Deletes every ticket naming `account`, redeemed or not, so none signs in to it or authorizes a merge into it
-    /// any more (its credentials were set up by someone who never proved the address).
-    func withdraw(_ sql: any SQLDatabase, account: String) async throws {
-        try await sql.raw("DELETE FROM identity_conflict_tickets WHERE account_uid = \(bind: account)").run()
+    /// Deletes every ticket naming one of `accounts`, redeemed or not, so none signs in to it or authorizes a merge
+    /// into it any more (`signOutEverywhere`).
+    func withdraw(_ sql: any SQLDatabase, accounts: [String]) async throws {
+        try await sql.raw("DELETE FROM identity_conflict_tickets WHERE account_uid IN (\(binds: accounts))").run()
     }
 
     static func invalid() -> IdentityError { .ticketInvalid() }

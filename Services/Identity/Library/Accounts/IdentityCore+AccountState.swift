@@ -6,7 +6,7 @@ import FoyerStorage
 import SQLKit
 
 extension IdentityCore {
-    /// `beginMerge`: guest → `merging(into: account, op)`, its sessions revoked and its not-before moved. Repeating
+    /// `beginMerge`: guest → `merging(into: account, op)`, signed out everywhere (`signOutEverywhere`). Repeating
     /// it with the same operation answers the same state. Refused unless the guest redeemed a conflict ticket for
     /// the account (the proof that whoever holds the guest also holds the account's credential).
     func beginMerge(_ request: BeginMergeRequest) async throws -> AccountState {
@@ -39,8 +39,7 @@ extension IdentityCore {
                 operationID: request.operationID,
                 now: now
             )
-            try await SessionRecords.revokeAll(sql, uid: guest.uid, now: now)
-            try await UserRecords.moveNotBefore(sql, uid: guest.uid, now: now)
+            try await self.signOutEverywhere(sql, uid: guest.uid, now: now)
             return try await UserRecords.load(sql, uid: guest.uid)!.accountState
         }
         FaultPoint.identityAfterBeginMerge.reached()
@@ -64,7 +63,7 @@ extension IdentityCore {
         try await finish(request.operation, kind: .merging, report: request)
     }
 
-    /// `beginDelete`: → `deleting(op)`, every session revoked, not-before moved: from here no token of the user
+    /// `beginDelete`: → `deleting(op)`, signed out everywhere (`signOutEverywhere`): from here no token of the user
     /// works, and the deletion can only go forward. With `idleBeforeMilliseconds` (the inactivity clean-up), only
     /// an active guest idle since before the cutoff is marked, checked in the same transaction. Only an active
     /// user may begin, or a guest `merging` into an account that no longer exists.
@@ -94,8 +93,8 @@ extension IdentityCore {
         return refusals
     }
 
-    /// Marks the user of each request `deleting` under the request's operation (or finds it already is), revokes
-    /// their sessions and moves their not-before. Answers, per request, nil or why it was refused; a refusal
+    /// Marks the user of each request `deleting` under the request's operation (or finds it already is) and signs
+    /// them out everywhere. Answers, per request, nil or why it was refused; a refusal
     /// changes nothing for that user.
     private func markDeleting(
         _ sql: any SQLDatabase,
@@ -155,8 +154,7 @@ extension IdentityCore {
             refusals.append(nil)
         }
         if !marked.isEmpty {
-            try await SessionRecords.revokeAll(sql, uids: marked, now: now)
-            try await UserRecords.moveNotBefore(sql, uids: marked, now: now)
+            try await signOutEverywhere(sql, uids: marked, now: now)
         }
         return refusals
     }

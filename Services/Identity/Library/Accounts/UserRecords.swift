@@ -144,10 +144,6 @@ enum UserRecords {
     }
 
     /// Access tokens issued before `now` (to the second) stop working.
-    static func moveNotBefore(_ sql: any SQLDatabase, uid: String, now: Date) async throws {
-        try await moveNotBefore(sql, uids: [uid], now: now)
-    }
-
     static func moveNotBefore(_ sql: any SQLDatabase, uids: [String], now: Date) async throws {
         try await sql.raw(
             "UPDATE identity_users SET tokens_not_before = \(bind: now.epochSeconds) WHERE uid IN (\(binds: uids))"

@@ -9,9 +9,12 @@ struct EmailLinkRecord: Sendable {
     var purpose: EmailLinkKind
     var uid: String?
     var challenge: [UInt8]
+    var createdAt: Date
     var expiresAt: Date
     var consumedAt: Date?
     var failedAttempts: Int64
+    /// The session that asked for an email change; nil for the other kinds.
+    var sessionID: String?
 }
 
 /// SQL on `identity_email_links`.
@@ -25,15 +28,17 @@ enum EmailLinkRecords {
         challenge: [UInt8],
         source: ClientSource,
         now: Date,
-        expiry: Date
+        expiry: Date,
+        sessionID: String? = nil
     ) async throws {
         let sourceHash: any SQLExpression = sourceHash(source).map { SQLBytes($0) } ?? SQLLiteral.null
         try await sql.raw(
             """
             INSERT INTO identity_email_links (token_hash, email, purpose, uid, challenge, created_at, expires_at,
-                consumed_at, failed_attempts, source_hash)
+                consumed_at, failed_attempts, source_hash, session_id)
             VALUES (\(SQLBytes(tokenHash)), \(bind: email.value), \(bind: purpose.text), \(bind: uid),
-                \(SQLBytes(challenge)), \(SQLTimestamp(now)), \(SQLTimestamp(expiry)), NULL, 0, \(sourceHash))
+                \(SQLBytes(challenge)), \(SQLTimestamp(now)), \(SQLTimestamp(expiry)), NULL, 0, \(sourceHash),
+                \(bind: sessionID))
             """
         ).run()
     }
@@ -42,7 +47,7 @@ enum EmailLinkRecords {
         guard
             let row = try await sql.raw(
                 """
-                SELECT email, purpose, uid, challenge, expires_at, consumed_at, failed_attempts
+                SELECT email, purpose, uid, challenge, created_at, expires_at, consumed_at, failed_attempts, session_id
                 FROM identity_email_links WHERE token_hash = \(SQLBytes(tokenHash))\(unsafeRaw: sql.lockClause)
                 """
             ).first()
@@ -56,9 +61,11 @@ enum EmailLinkRecords {
             purpose: purpose,
             uid: try row.decode(column: "uid", as: String?.self),
             challenge: try row.decodeBytes(column: "challenge"),
+            createdAt: try row.decodeDate(column: "created_at"),
             expiresAt: try row.decodeDate(column: "expires_at"),
             consumedAt: try row.decodeOptionalDate(column: "consumed_at"),
-            failedAttempts: try row.decode(column: "failed_attempts", as: Int64.self)
+            failedAttempts: try row.decode(column: "failed_attempts", as: Int64.self),
+            sessionID: try row.decode(column: "session_id", as: String?.self)
         )
     }
 
@@ -107,6 +114,18 @@ enum EmailLinkRecords {
     static func consume(_ sql: any SQLDatabase, tokenHash: [UInt8], now: Date) async throws {
         try await sql.raw(
             "UPDATE identity_email_links SET consumed_at = \(SQLTimestamp(now)) WHERE token_hash = \(SQLBytes(tokenHash))"
+        ).run()
+    }
+
+    /// Expires every unused token bound to one of `uids` (an email change, a link, a reset), so that none outlives
+    /// the step that ended the users' sessions: redeeming one answers `token-expired`. The rows stay until pruned by
+    /// their creation time: the limits on sending count them.
+    static func revokePending(_ sql: any SQLDatabase, uids: [String], now: Date) async throws {
+        try await sql.raw(
+            """
+            UPDATE identity_email_links SET expires_at = \(SQLTimestamp(now))
+            WHERE uid IN (\(binds: uids)) AND consumed_at IS NULL AND expires_at > \(SQLTimestamp(now))
+            """
         ).run()
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import FoyerAPI
 import FoyerStorage
 import SQLKit
 
@@ -72,10 +73,31 @@ enum EmailRecords {
     }
 
     /// Moves the user's email credential to `email` (proven by a link: verified), keeping its password.
-    static func changeAddress(_ sql: any SQLDatabase, uid: String, to email: EmailAddress) async throws {
+    /// Moves the user's email credential to `email`, verified. The new address is a new way in, linked `now` (so it
+    /// is on probation: `requireNoCredentialOnProbation`).
+    static func changeAddress(_ sql: any SQLDatabase, uid: String, to email: EmailAddress, now: Date) async throws {
         try await sql.raw(
-            "UPDATE identity_emails SET email = \(bind: email.value), verified = \(bind: true) WHERE uid = \(bind: uid)"
+            """
+            UPDATE identity_emails SET email = \(bind: email.value), verified = \(bind: true),
+                created_at = \(SQLTimestamp(now))
+            WHERE uid = \(bind: uid)
+            """
         ).run()
+    }
+
+    /// When each credential of the user was linked: its email credential and each provider identity.
+    static func credentialsLinked(_ sql: any SQLDatabase, uid: String) async throws -> [(CredentialKind, Date)] {
+        try await sql.raw(
+            """
+            SELECT 'email' AS kind, created_at FROM identity_emails WHERE uid = \(bind: uid)
+            UNION ALL SELECT provider AS kind, created_at FROM identity_provider_links WHERE uid = \(bind: uid)
+            """
+        ).all().compactMap { row in
+            guard let credential = CredentialKind(name: try row.decode(column: "kind", as: String.self)) else {
+                return nil
+            }
+            return (credential, try row.decodeDate(column: "created_at"))
+        }
     }
 
     /// Removes the user's email credential (a member unlinking it).

@@ -8,9 +8,11 @@ import SQLKit
 extension IdentityCore {
     /// `startEmailChange`: once the member proved it is them (`proveMember`: the current password, or a recent
     /// sign-in), mails a single-use link (a token of kind `email-change` in `identity_email_links`, with the new
-    /// address, the uid and the optional verifier challenge) to the new address. The answer is the same whether or
-    /// not another account has that address (its completion then fails `email-already-in-use`), and the link
-    /// limits (per source, per address, in all) count it with the other links.
+    /// address, the uid, the asking session and the optional verifier challenge) to the new address, and tells the
+    /// current address that a change was asked for, before anything changes. The answer is the same whether or not
+    /// another account has that address (its completion then fails `email-already-in-use`), and the link limits
+    /// (per source, per address, in all) count it with the other links. The pending change dies with every step
+    /// that signs the account out everywhere (`signOutEverywhere`) and with the asking session.
     func startEmailChange(_ request: StartEmailChangeRequest) async throws {
         if case .unavailable = mail {
             throw IdentityError.mailUnavailable("no mailer is configured: email changes are off")
@@ -48,7 +50,7 @@ extension IdentityCore {
                 If you did not ask for it, ignore this message: nothing changes.
                 """
         )
-        try await database.transaction { sql in
+        let notice = try await database.transaction { sql in
             try await self.checkEmailLinkLimits(sql, email: newEmail, source: source, now: now)
             try await EmailLinkRecords.insert(
                 sql,
@@ -59,12 +61,28 @@ extension IdentityCore {
                 challenge: request.verifierChallenge ?? [],
                 source: source,
                 now: now,
-                expiry: now.adding(settings.lifetime)
+                expiry: now.adding(settings.lifetime),
+                sessionID: request.sessionID
             )
             if case .outbox(let outbox) = self.mail {
                 try await outbox.store(sql, message, now: now)
             }
+            return try await self.keepNotice(
+                sql,
+                to: record.email,
+                subject: settings.emailChangeAskedSubject,
+                body: """
+                    Someone signed in to your account asked to change its email address to another address. Nothing \
+                    has changed yet: the change happens only if the link sent to the new address is used within \
+                    \(minutes) minutes.
+
+                    If it was not you, reset your password now ("Forgot password" in the app), or sign out \
+                    everywhere: either cancels the change and signs out whoever asked for it.
+                    """,
+                now: now
+            )
         }
+        await sendNotice(notice, uid: request.uid, "email-change request notice")
         try await deliver(message, of: token, "email-change mail")
         logger.info("email change asked for", metadata: ["user.uid": "\(request.uid)"])
     }
@@ -77,10 +95,12 @@ extension IdentityCore {
     }
 
     /// `completeEmailChange`: checks the token as email links are checked (known, of kind `email-change`, unused,
-    /// unexpired, the verifier if one was given at start), then in one transaction spends it and moves the account's
-    /// email credential to the new address, verified, its password kept; `email-already-in-use` (the token spent)
-    /// when another account has the address by now. The old address is told the address changed (without naming
-    /// the new one). Sessions stay.
+    /// unexpired, the verifier if one was given at start), that the account has not been signed out everywhere since
+    /// (the token is not older than its not-before) and that the session that asked is still live, then in one
+    /// transaction spends it and moves the account's email credential to the new address, verified, its password
+    /// kept; `email-already-in-use` (the token spent) when another account has the address by now. A token that
+    /// outlived its session is spent and refused as `token-expired`. The old address is told the address changed
+    /// (without naming the new one). Sessions stay.
     func completeEmailChange(_ request: CompleteEmailChangeRequest) async throws {
         guard let token = SecretToken(text: request.token) else {
             throw IdentityError.invalidToken("the email-change token is malformed")
@@ -123,15 +143,30 @@ extension IdentityCore {
             }
         }
         guard let newEmail = EmailAddress(link.email) else { throw IdentityStoreError("a stored email is invalid") }
-        _ = try await UserRecords.requireActive(sql, uid: uid, lock: true)
+        let user = try await UserRecords.requireActive(sql, uid: uid, lock: true)
         guard let current = try await EmailRecords.load(sql, uid: uid) else {
             throw IdentityError.credentialNotFound("the account no longer has an email address")
         }
         try await EmailLinkRecords.consume(sql, tokenHash: token.hash, now: now)
+        // Spent already when the account was signed out everywhere; these hold even for a row that predates that.
+        let asker = link.sessionID ?? ""
+        guard link.createdAt.epochSeconds >= user.tokensNotBefore,
+            try await SessionRecords.isLive(
+                sql,
+                sessionID: asker,
+                uid: uid,
+                now: now,
+                idleTimeout: configuration.refreshIdleTimeout
+            )
+        else {
+            return .refused(
+                IdentityError.tokenExpired("the session that asked for this change has ended; ask again")
+            )
+        }
         if try await EmailRecords.load(sql, email: newEmail, lock: true) != nil {
             return .refused(IdentityError.emailAlreadyInUse())
         }
-        try await EmailRecords.changeAddress(sql, uid: uid, to: newEmail)
+        try await EmailRecords.changeAddress(sql, uid: uid, to: newEmail, now: now)
         let notice = try await keepNotice(
             sql,
             to: current.email,

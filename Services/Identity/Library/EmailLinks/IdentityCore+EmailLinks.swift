@@ -206,9 +206,9 @@ extension IdentityCore {
     /// The owner of the address just proved it. If the address was unverified on its account, whoever set it up
     /// there never proved it (account pre-hijacking: an attacker links `victim@x` with a password, and perhaps their
     /// own Apple or Google identity, to an account of theirs and waits for the victim to prove the address). So
-    /// nothing set up before the proof survives: the password and every provider identity go, conflict tickets
-    /// naming the account are withdrawn, every session is revoked and the not-before moves, so no access or
-    /// refresh token issued before works. The owner adds the credentials they want afterwards. A verified address
+    /// nothing set up before the proof survives: the password and every provider identity go, and
+    /// `signOutEverywhere` withdraws conflict tickets naming the account, revokes every session, moves the not-before
+    /// and spends every pending email change, link and reset, so no token issued before works. The owner adds the credentials they want afterwards. A verified address
     /// is left alone (docs/DECISIONS.md, "Proving an address").
     func claimProvenEmail(
         _ sql: any SQLDatabase,
@@ -222,9 +222,7 @@ extension IdentityCore {
         try await EmailRecords.markVerified(sql, email: email)
         try await EmailRecords.setPassword(sql, email: email, hash: nil)
         let identities = try await ProviderLinkRecords.removeAll(sql, uid: record.uid)
-        try await tickets.withdraw(sql, account: record.uid)
-        try await SessionRecords.revokeAll(sql, uid: record.uid, now: now)
-        try await UserRecords.moveNotBefore(sql, uid: record.uid, now: now)
+        try await signOutEverywhere(sql, uid: record.uid, now: now)
         logger.notice(
             "credentials set up before the address was proven removed",
             metadata: [

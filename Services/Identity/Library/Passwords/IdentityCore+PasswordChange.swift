@@ -47,8 +47,9 @@ extension IdentityCore {
 
     /// The member's email credential, once the caller proved it is the member: with `currentPassword` (counted by
     /// the failed-login throttle and the source's hashing budget exactly as a sign-in: `invalid-credentials`,
-    /// `too-many-attempts`) or, without it, with a session that started within `recentSignInWindow`
-    /// (`recent-sign-in-required`). Also answers the hashing permit, for a new password's hash.
+    /// `too-many-attempts`) or, without it, with a session that started within `recentSignInWindow` while no newer
+    /// credential is on probation (`recent-sign-in-required`). Also answers the hashing permit, for a new password's
+    /// hash.
     func proveMember(
         uid: String,
         sessionID: String,
@@ -64,6 +65,7 @@ extension IdentityCore {
         guard let currentPassword else {
             try await database.withConnection { sql in
                 try await self.requireRecentSignIn(sql, uid: uid, sessionID: sessionID, now: now)
+                try await self.requireNoCredentialOnProbation(sql, uid: uid, changing: .email, now: now)
             }
             return (record, email, permit)
         }
@@ -105,18 +107,38 @@ extension IdentityCore {
         else { throw IdentityError.recentSignInRequired() }
     }
 
+    /// `recent-sign-in-required` when a credential other than `target` was linked after it and is still on probation
+    /// (`credentialProbation`): a session may have been started by that newer credential, which must not be able to
+    /// remove or change the older ones on its own.
+    func requireNoCredentialOnProbation(
+        _ sql: any SQLDatabase,
+        uid: String,
+        changing target: CredentialKind,
+        now: Date
+    ) async throws {
+        let linked = try await EmailRecords.credentialsLinked(sql, uid: uid)
+        guard let targetLinked = linked.first(where: { $0.0 == target })?.1 else { return }
+        let probationStart = now.subtracting(configuration.credentialProbation)
+        // Linked at the same instant counts as newer: the safe side.
+        if linked.contains(where: { $0.0 != target && $0.1 >= targetLinked && $0.1 > probationStart }) {
+            throw IdentityError.credentialOnProbation()
+        }
+    }
+
     /// `unlinkCredential`: removes the member's email credential (with its password) or one provider identity, from
-    /// a recent sign-in, unless it is the last credential (`last-credential`). Sessions and tokens stay as they are.
-    /// Once Apple is unlinked, the Sign in with Apple token kept for it is revoked at Apple, best-effort
-    /// (`revokeUnlinkedAppleToken`).
+    /// a recent sign-in while no newer credential is on probation (`requireNoCredentialOnProbation`), unless it is the
+    /// last credential (`last-credential`). Sessions and tokens stay as they are. The account's verified address is
+    /// told (`keepCredentialsNotice`). Once Apple is unlinked, the Sign in with Apple token kept for it is revoked at
+    /// Apple, best-effort (`revokeUnlinkedAppleToken`).
     func unlinkCredential(_ request: UnlinkCredentialRequest) async throws {
         let now = self.now
-        let appleToken = try await database.transaction { sql -> AppleTokenRecords.Row? in
+        let (appleToken, notice) = try await database.transaction { sql -> (AppleTokenRecords.Row?, MailMessage?) in
             let user = try await UserRecords.requireActive(sql, uid: request.uid, lock: true)
             guard !user.isAnonymous else {
                 throw IdentityError.memberRequired("a guest has no credential to remove")
             }
             try await self.requireRecentSignIn(sql, uid: request.uid, sessionID: request.sessionID, now: now)
+            try await self.requireNoCredentialOnProbation(sql, uid: request.uid, changing: request.credential, now: now)
             let email = try await EmailRecords.load(sql, uid: request.uid)
             let providers = try await ProviderLinkRecords.identities(sql, uid: request.uid).map(\.provider)
             let held: Bool
@@ -129,22 +151,29 @@ extension IdentityCore {
                 throw IdentityError.credentialNotFound("the account has no \(request.credential) credential")
             }
             guard (email == nil ? 0 : 1) + providers.count > 1 else { throw IdentityError.lastCredential() }
+            let notice = try await self.keepCredentialsNotice(
+                sql,
+                uid: request.uid,
+                "The sign-in method \(request.credential.noticeName) was removed from your account",
+                now: now
+            )
             switch request.credential {
             case .email:
                 try await EmailRecords.delete(sql, uid: request.uid)
-                return nil
+                return (nil, notice)
             case .apple:
                 try await ProviderLinkRecords.remove(sql, uid: request.uid, provider: .apple)
-                return try await AppleTokenRecords.rows(sql, uids: [request.uid]).first
+                return (try await AppleTokenRecords.rows(sql, uids: [request.uid]).first, notice)
             case .google:
                 try await ProviderLinkRecords.remove(sql, uid: request.uid, provider: .google)
-                return nil
+                return (nil, notice)
             }
         }
         logger.notice(
             "credential removed",
             metadata: ["user.uid": "\(request.uid)", "credential": "\(request.credential)"]
         )
+        if let notice { await sendNotice(notice, uid: request.uid, "credential-removed notice") }
         if let appleToken { await revokeUnlinkedAppleToken(appleToken) }
     }
 }

@@ -197,13 +197,4 @@ extension IdentityCore {
             notice: try await keepPasswordChangedNotice(sql, to: email, now: now)
         )
     }
-
-    /// Ends every way in to the account that predates now: conflict tickets naming it (issued to whoever proved an
-    /// old credential), every session with its refresh tokens, and (the not-before) every access token issued
-    /// before this second; a token issued in this second still dies with its revoked session.
-    func signOutEverywhere(_ sql: any SQLDatabase, uid: String, now: Date) async throws {
-        try await tickets.withdraw(sql, account: uid)
-        try await SessionRecords.revokeAll(sql, uid: uid, now: now)
-        try await UserRecords.moveNotBefore(sql, uid: uid, now: now)
-    }
 }

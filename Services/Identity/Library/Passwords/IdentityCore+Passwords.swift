@@ -96,8 +96,8 @@ extension IdentityCore {
             )
         }
         let hash = try await hasher.hash(request.password, permit: permit)
-        let tokens = try await database.transaction { sql in
-            _ = try await UserRecords.requireActive(sql, uid: request.uid, lock: true)
+        let (tokens, notice) = try await database.transaction { sql in
+            let user = try await UserRecords.requireActive(sql, uid: request.uid, lock: true)
             if let own = try await EmailRecords.load(sql, uid: request.uid) {
                 guard own.email == email.value, own.passwordHash == nil else {
                     throw IdentityError.providerAlreadyLinked("the user already has an email and password")
@@ -118,8 +118,19 @@ extension IdentityCore {
             }
             try await self.recordLinking(sql, uid: request.uid, credential: "password", now: now)
             try await UserRecords.makePermanent(sql, uid: request.uid)
-            return try await self.startSession(sql, uid: request.uid, isAnonymous: false, now: now)
+            // A member's verified address is told of a password set on it (a new address is unverified: no one).
+            let notice =
+                user.isAnonymous
+                ? nil
+                : try await self.keepCredentialsNotice(
+                    sql,
+                    uid: request.uid,
+                    "A password was set on your account",
+                    now: now
+                )
+            return (try await self.startSession(sql, uid: request.uid, isAnonymous: false, now: now), notice)
         }
+        if let notice { await sendNotice(notice, uid: request.uid, "credential-added notice") }
         logger.info("password linked", metadata: ["user.uid": "\(request.uid)"])
         return .session(tokens)
     }

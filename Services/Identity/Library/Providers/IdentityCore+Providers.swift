@@ -70,13 +70,15 @@ extension IdentityCore {
             rawNonce: request.rawNonce,
             now: now
         )
-        let outcome = try await database.transaction { sql -> LinkAttempt in
-            _ = try await UserRecords.requireActive(sql, uid: request.uid, lock: true)
+        let (outcome, notice) = try await database.transaction { sql -> (LinkAttempt, MailMessage?) in
+            let user = try await UserRecords.requireActive(sql, uid: request.uid, lock: true)
             let owner = try await ProviderLinkRecords.owner(sql, issuer: identity.issuer, subject: identity.subject)
             try await self.spendNonce(sql, identity: identity, uid: owner ?? request.uid)
             if let owner, owner != request.uid {
-                return .conflict(try await self.tickets.issue(sql, holder: request.uid, account: owner, now: now))
+                let details = try await self.tickets.issue(sql, holder: request.uid, account: owner, now: now)
+                return (.conflict(details), nil)
             }
+            var notice: MailMessage?
             if owner == nil {
                 guard try await !ProviderLinkRecords.hasProvider(sql, uid: request.uid, provider: request.provider)
                 else {
@@ -94,9 +96,19 @@ extension IdentityCore {
                     now: now
                 )
                 try await UserRecords.makePermanent(sql, uid: request.uid)
+                if !user.isAnonymous {
+                    notice = try await self.keepCredentialsNotice(
+                        sql,
+                        uid: request.uid,
+                        "The sign-in method \(CredentialKind(request.provider).noticeName) was added to your account",
+                        now: now
+                    )
+                }
             }
-            return .session(try await self.startSession(sql, uid: request.uid, isAnonymous: false, now: now))
+            let tokens = try await self.startSession(sql, uid: request.uid, isAnonymous: false, now: now)
+            return (.session(tokens), notice)
         }
+        if let notice { await sendNotice(notice, uid: request.uid, "credential-added notice") }
         switch outcome {
         case .session(let tokens):
             logger.info("provider linked", metadata: ["user.uid": "\(tokens.uid)", "provider": "\(request.provider)"])

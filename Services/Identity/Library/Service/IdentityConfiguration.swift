@@ -84,6 +84,12 @@ public struct IdentityConfiguration: Sendable {
     /// without giving the current password (a stolen long-lived session cannot). Measured from the session's start (a sign-in, a link,
     /// a reset); refreshing does not extend it. Default 5 minutes.
     public var recentSignInWindow: Duration = .seconds(300)
+    /// How long a newly linked credential of a permanent account is on probation: while one is, no session counts
+    /// as a recent sign-in for removing an older credential, or for changing the address or password without the
+    /// current password (the new credential may itself have started that session: a thief who links their own
+    /// Google account to a stolen session must not then strip the owner's). The new credential itself can be
+    /// removed at once. Default 24 hours.
+    public var credentialProbation: Duration = .seconds(86_400)
 
     // MARK: Plans in access tokens
 
@@ -206,6 +212,10 @@ public struct EmailLinkSettings: Sendable {
     /// The subject of the email to a new address, and of the notice to the old one once the change is done.
     public var emailChangeSubject: String = "Confirm your new email address"
     public var emailChangedSubject: String = "Your email address was changed"
+    /// The subject of the notice to an account's address when someone asks to change it, before the change.
+    public var emailChangeAskedSubject: String = "Someone asked to change your email address"
+    /// The subject of the notice to an account's verified address when a sign-in method is added or removed.
+    public var credentialsChangedSubject: String = "A sign-in method of your account changed"
     /// The subject of the notice to an account's address once its password was changed or reset.
     public var passwordChangedSubject: String = "Your password was changed"
     /// The text of that notice; `{time}` is replaced by the time of the change (UTC, as "25 November 2026, 04:10

@@ -150,6 +150,13 @@ extension IdentityError {
     static func recentSignInRequired() -> Self {
         Self(.recentSignInRequired, "give the current password, or sign in again and retry within a few minutes")
     }
+    static func credentialOnProbation() -> Self {
+        Self(
+            .recentSignInRequired,
+            "a sign-in method was added to the account recently: until a day has passed, older ones can be removed "
+                + "or changed only with the current password"
+        )
+    }
     static func lastCredential() -> Self {
         Self(.lastCredential, "this is the account's last credential; add another before removing it")
     }

@@ -299,6 +299,15 @@ enum IdentityMigrations {
                 "CREATE INDEX identity_operation_answers_expiry ON identity_operation_answers (expires_at)",
             ]
         },
+        Migration(
+            version: 11,
+            name: "an email change remembers the session that asked for it",
+            statements: [
+                // The session that asked for an email change (NULL for the other kinds of link): completing the
+                // change needs it still live. Rows from before have none and cannot complete (ask again).
+                "ALTER TABLE identity_email_links ADD COLUMN session_id TEXT"
+            ]
+        ),
     ]
 
     /// Every table, for tests that check nothing of a user is left.

@@ -16,7 +16,9 @@ extension IdentityCore {
     ///    each with the configured skew,
     /// 6. guest or member as required (`member-required`, `guest-required`),
     /// 7. the user exists and is active, the token is not older than the user's not-before, and its session is
-    ///    live (`token-revoked`).
+    ///    live (`token-revoked`),
+    /// 8. with `guestOrRecentSignIn`, a member's session started within `recentSignInWindow`
+    ///    (`recent-sign-in-required`).
     func verifyAccessToken(_ request: VerifyAccessTokenRequest) async throws -> VerifiedAccessToken {
         let now = self.now
         let claims = try await verifiedClaims(request.accessToken, now: now)
@@ -26,7 +28,7 @@ extension IdentityCore {
             throw IdentityError.memberRequired("a permanent account is required; this is a guest's token")
         case .guest where !claims.isAnonymous:
             throw IdentityError.guestRequired("a guest is required; this is a permanent account's token")
-        case .member, .guest: break
+        case .member, .guest, .guestOrRecentSignIn: break
         }
         try await database.withConnection { sql in
             guard let user = try await UserRecords.load(sql, uid: claims.subject), user.state == .active else {
@@ -44,6 +46,9 @@ extension IdentityCore {
                     idleTimeout: configuration.refreshIdleTimeout
                 )
             else { throw IdentityError.tokenRevoked("the session was revoked or has expired") }
+            if request.requirement == .guestOrRecentSignIn, !claims.isAnonymous {
+                try await self.requireRecentSignIn(sql, uid: claims.subject, sessionID: claims.sessionID, now: now)
+            }
         }
         return VerifiedAccessToken(
             uid: claims.subject,

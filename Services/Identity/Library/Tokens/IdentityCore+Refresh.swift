@@ -121,18 +121,17 @@ extension IdentityCore {
             try await SessionRecords.revoke(sql, sessionID: request.sessionID, uid: request.uid, now: now)
         }
         guard found else { throw IdentityError.sessionNotFound() }
-        logger.info("session revoked", metadata: ["user.uid": "\(request.uid)", "session.id": "\(request.sessionID)"])
+        logger.info("session revoked", metadata: ["user.uid": "\(request.uid)"])
     }
 
-    /// `revokeAllSessions`: every session, and the not-before moves to now.
+    /// `revokeAllSessions`: `signOutEverywhere`.
     func revokeAllSessions(_ request: IdentityUserRequest) async throws {
         let now = self.now
         try await database.transaction { sql in
             guard try await UserRecords.load(sql, uid: request.uid, lock: true) != nil else {
                 throw IdentityError.userNotFound()
             }
-            try await SessionRecords.revokeAll(sql, uid: request.uid, now: now)
-            try await UserRecords.moveNotBefore(sql, uid: request.uid, now: now)
+            try await self.signOutEverywhere(sql, uid: request.uid, now: now)
         }
         logger.info("all sessions revoked", metadata: ["user.uid": "\(request.uid)"])
     }

@@ -48,6 +48,24 @@ extension IdentityCore {
         try await startSession(sql, uid: user.uid, isAnonymous: user.isAnonymous, now: now, grants: user.grants)
     }
 
+    /// Ends every way in to the users that predates now, in the transaction `sql`: conflict tickets naming them
+    /// (issued to whoever proved an old credential), every session with its refresh tokens, every access token issued
+    /// before this second (the not-before; one issued in this second still dies with its revoked session), and every
+    /// unused token bound to them that a link could still complete: an email change, a link, a reset. Every step
+    /// that ends sessions or proves an address goes through here (sign-out everywhere, a password change or reset,
+    /// proving an address, beginning a merge or a deletion), so no pending credential change outlives it.
+    func signOutEverywhere(_ sql: any SQLDatabase, uids: [String], now: Date) async throws {
+        guard !uids.isEmpty else { return }
+        try await tickets.withdraw(sql, accounts: uids)
+        try await SessionRecords.revokeAll(sql, uids: uids, now: now)
+        try await UserRecords.moveNotBefore(sql, uids: uids, now: now)
+        try await EmailLinkRecords.revokePending(sql, uids: uids, now: now)
+    }
+
+    func signOutEverywhere(_ sql: any SQLDatabase, uid: String, now: Date) async throws {
+        try await signOutEverywhere(sql, uids: [uid], now: now)
+    }
+
     /// The answer for a session: a new access token and the given refresh token.
     func sessionTokens(
         uid: String,

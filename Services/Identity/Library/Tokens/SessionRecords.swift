@@ -120,11 +120,7 @@ enum SessionRecords {
         ).all().isEmpty
     }
 
-    /// Revokes every session of the user.
-    static func revokeAll(_ sql: any SQLDatabase, uid: String, now: Date) async throws {
-        try await revokeAll(sql, uids: [uid], now: now)
-    }
-
+    /// Revokes every session of the users.
     static func revokeAll(_ sql: any SQLDatabase, uids: [String], now: Date) async throws {
         try await sql.raw(
             """
