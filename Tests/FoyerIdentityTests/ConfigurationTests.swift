@@ -24,6 +24,9 @@ struct ConfigurationTests {
         #expect(configuration.emailLink.lifetime == .seconds(600))
         #expect(configuration.mailer == .disabled && !configuration.localMode)
         #expect(configuration.emailLink.outboxRetention == .seconds(3600))
+        #expect(configuration.failedLogins.perAddressFailuresMax == 90)
+        #expect(configuration.emailLink.globalReserve == 200 && configuration.emailLink.perAddressResetMax == 3)
+        #expect(configuration.emailLink.perSourcePastGlobalMax == 2 && configuration.emailLink.pastGlobalMax == 1000)
         #expect(configuration.apple == nil && configuration.google == nil)
         let apple = ProviderSettings.apple(audiences: ["com.example"])
         #expect(
@@ -68,6 +71,9 @@ struct ConfigurationTests {
                 { $0.mailer = .webhook(url: "http://mail.example/hook", secret: "a sixteen-byte hook secret") }
             ),
             ("a sender that is no address", { $0.emailLink.sender = "Foyer <nobody>" }),
+            ("over 100 failed passwords an hour", { $0.failedLogins.perAddressFailuresMax = 101 }),
+            ("a count forgotten twice an hour", { $0.failedLogins.resetAfter = .seconds(1800) }),
+            ("a reserve as large as the budget", { $0.emailLink.globalReserve = $0.emailLink.globalMax }),
         ]
         try await withTestDatabase(.sqlite) { database in
             for (name, breakIt) in broken {

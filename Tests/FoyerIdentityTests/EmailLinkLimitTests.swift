@@ -29,16 +29,16 @@ struct EmailLinkLimitTests {
     )
     func perSource(engine: TestEngine) async throws {
         try await withIdentity(engine) { identity in
-            let spammer = "2001:db8:aa:1::1"
+            let spammer = "2001:db8:aa:ffff::1"
             for index in 0..<20 {
-                // Addresses of one /64 count as one source.
-                try await startLink(identity, "target\(index)@example.com", from: "2001:db8:aa:1::\(index + 1)")
+                // Addresses of one /48 count as one source, whichever of its /64s they are in.
+                try await startLink(identity, "target\(index)@example.com", from: "2001:db8:aa:\(index + 1)::1")
             }
             let refused = try await rpcError { try await startLink(identity, "target20@example.com", from: spammer) }
             #expect(refused.status == IdentityStatus.tooManyAttempts)
             #expect(refused.retryAfterMilliseconds == 3_600_000)
             // The same addresses from elsewhere, and from an internal caller, still get their links.
-            try await startLink(identity, "target20@example.com", from: "2001:db8:aa:2::1")
+            try await startLink(identity, "target20@example.com", from: "2001:db8:ab::1")
             try await startLink(identity, "target0@example.com", from: "198.51.100.1")
             try await startLink(identity, "target1@example.com", from: "")
             #expect(identity.service.statistics.mailsSent == 23)
@@ -54,7 +54,14 @@ struct EmailLinkLimitTests {
         arguments: TestEngine.allCases
     )
     func global(engine: TestEngine) async throws {
-        try await withIdentity(engine, configure: { $0.emailLink.globalMax = 3 }) { identity in
+        try await withIdentity(
+            engine,
+            configure: { configuration in
+                configuration.emailLink.globalMax = 3
+                configuration.emailLink.globalReserve = 0
+                configuration.emailLink.perSourcePastGlobalMax = 0
+            }
+        ) { identity in
             try await startLink(identity, "a@example.com", from: "192.0.2.1")
             identity.clock.advance(by: .seconds(600))
             try await startLink(identity, "b@example.com", from: "192.0.2.2")
@@ -70,6 +77,83 @@ struct EmailLinkLimitTests {
             identity.clock.advance(by: .seconds(3001))
             try await startLink(identity, "d@example.com", from: "192.0.2.4")
             #expect(identity.service.statistics.mailsSent == 4)
+        }
+    }
+
+    @Test(
+        "Past the unreserved share, only known addresses and resets get links; unknown ones see the ordinary refusal",
+        arguments: TestEngine.allCases
+    )
+    func reserve(engine: TestEngine) async throws {
+        try await withIdentity(
+            engine,
+            configure: { configuration in
+                configuration.emailLink.globalMax = 5
+                configuration.emailLink.globalReserve = 2
+                configuration.emailLink.perSourcePastGlobalMax = 0
+            }
+        ) { identity in
+            _ = try await identity.member("owner@example.com", "the owner's passphrase")
+            // Many sources spend the unreserved share on addresses no account has.
+            for index in 1...3 { try await startLink(identity, "new\(index)@example.com", from: "192.0.2.\(index)") }
+            let unknown = try await rpcError { try await startLink(identity, "new4@example.com", from: "192.0.2.4") }
+            // The owner still gets a sign-in link, and a reset goes out (here to an unknown address).
+            try await startLink(identity, "owner@example.com", from: "198.51.100.1")
+            try await identity.call(
+                IdentityMethods.startPasswordReset,
+                StartPasswordResetRequest(email: "nobody@example.com", source: "198.51.100.2")
+            )
+            // Now the whole budget is spent: the known address meets the very refusal the unknown one met.
+            let known = try await rpcError { try await startLink(identity, "owner@example.com", from: "192.0.2.9") }
+            for refusal in [unknown, known] {
+                #expect(refusal.status == IdentityStatus.tooManyAttempts)
+                #expect(refusal.retryAfterMilliseconds == 3_600_000)
+            }
+            #expect(unknown.message == known.message)
+            #expect(try await identity.count("identity_email_links") == 5)
+        }
+    }
+
+    @Test(
+        "Once the global budget is spent, each source still gets a few links, up to a ceiling",
+        arguments: TestEngine.allCases
+    )
+    func pastGlobal(engine: TestEngine) async throws {
+        try await withIdentity(
+            engine,
+            configure: { configuration in
+                configuration.emailLink.globalMax = 3
+                configuration.emailLink.globalReserve = 0
+                configuration.emailLink.perSourcePastGlobalMax = 1
+                configuration.emailLink.pastGlobalMax = 3
+            }
+        ) { identity in
+            for index in 1...3 { try await startLink(identity, "spent\(index)@example.com", from: "203.0.113.1") }
+            // The source that spent the budget gets nothing more; a fresh one gets one link, not two.
+            #expect(
+                await status { try await startLink(identity, "more@example.com", from: "203.0.113.1") }
+                    == IdentityStatus.tooManyAttempts
+            )
+            try await startLink(identity, "owner@example.com", from: "198.51.100.1")
+            #expect(
+                await status { try await startLink(identity, "owner2@example.com", from: "198.51.100.1") }
+                    == IdentityStatus.tooManyAttempts
+            )
+            // An IPv6 client gets one per /48, not one per /64.
+            try await startLink(identity, "v6@example.com", from: "2001:db8:cc:1::1")
+            #expect(
+                await status { try await startLink(identity, "v6b@example.com", from: "2001:db8:cc:2::1") }
+                    == IdentityStatus.tooManyAttempts
+            )
+            try await startLink(identity, "other@example.com", from: "198.51.100.2")
+            // The ceiling (globalMax + pastGlobalMax = 6) holds for fresh sources and internal callers alike.
+            for source in ["198.51.100.3", "2001:db8:dd::1", ""] {
+                #expect(
+                    await status { try await startLink(identity, "late@example.com", from: source) }
+                        == IdentityStatus.tooManyAttempts
+                )
+            }
+            #expect(try await identity.count("identity_email_links") == 6)
         }
     }
 

@@ -120,10 +120,10 @@ struct FailedLoginSourceTests {
     }
 
     @Test(
-        "Guessing spread over many sources meets the per-address ceiling; the owner waits at most the delay",
+        "Guessing spread over many sources makes wrong passwords wait; the right one signs in from any source",
         arguments: TestEngine.allCases
     )
-    func perAddressCeiling(engine: TestEngine) async throws {
+    func perAddressWait(engine: TestEngine) async throws {
         try await withIdentity(
             engine,
             configure: { configuration in
@@ -139,40 +139,79 @@ struct FailedLoginSourceTests {
                         == IdentityStatus.invalidCredentials
                 )
             }
-            // The seventh is checked, and makes every source wait.
+            // The seventh is checked, and makes the address wait.
             #expect(
                 await status { try await signIn(identity, "spread@example.com", "guess", from: "192.0.2.7") }
                     == IdentityStatus.invalidCredentials
             )
-            let ceiling = try await rpcError {
+            // A wrong password from another source is told to wait...
+            let waiting = try await rpcError {
                 try await signIn(identity, "spread@example.com", "guess", from: "192.0.2.8")
             }
-            #expect(ceiling.status == IdentityStatus.tooManyAttempts)
-            #expect(ceiling.retryAfterMilliseconds == 1000)
-            #expect(
-                await status {
-                    try await signIn(identity, "spread@example.com", "the right passphrase", from: Self.ownerSource)
-                } == IdentityStatus.tooManyAttempts
-            )
-            // After the wait the owner is in; their success takes back only their own attempt (and its wait).
-            identity.clock.advance(by: .seconds(1))
+            #expect(waiting.status == IdentityStatus.tooManyAttempts)
+            #expect(waiting.retryAfterMilliseconds == 1000)
+            // ...but the owner's right password, from a source never seen, signs in at once, during the wait.
             #expect(
                 try await signIn(identity, "spread@example.com", "the right passphrase", from: Self.ownerSource).uid
                     == owner
             )
-            #expect(
-                try await signIn(identity, "spread@example.com", "the right passphrase", from: Self.ownerSource).uid
-                    == owner
-            )
-            #expect(
-                await status { try await signIn(identity, "spread@example.com", "guess", from: "192.0.2.9") }
-                    == IdentityStatus.invalidCredentials
-            )
+            // Wrong ones from yet other sources still wait, longer each time (the owner's attempt was counted while
+            // it was checked; its success takes the failure back but leaves the wait, which holds wrong ones only).
             let again = try await rpcError {
-                try await signIn(identity, "spread@example.com", "guess", from: "192.0.2.10")
+                try await signIn(identity, "spread@example.com", "guess", from: "192.0.2.9")
             }
             #expect(again.status == IdentityStatus.tooManyAttempts)
-            #expect(again.retryAfterMilliseconds == 2000)
+            #expect(again.retryAfterMilliseconds == 4000)
+        }
+    }
+
+    @Test(
+        "Past perAddressFailuresMax only sources that signed in recently are checked; their failures do not count",
+        arguments: TestEngine.allCases
+    )
+    func perAddressCeiling(engine: TestEngine) async throws {
+        try await withIdentity(
+            engine,
+            configure: { configuration in
+                configuration.failedLogins.freeAttempts = 2
+                configuration.failedLogins.perAddressFreeAttempts = 50
+                configuration.failedLogins.perAddressFailuresMax = 10
+            }
+        ) { identity in
+            let owner = try await member(identity, "ceiling@example.com", "the right passphrase")
+            #expect(
+                try await signIn(identity, "ceiling@example.com", "the right passphrase", from: Self.ownerSource).uid
+                    == owner
+            )
+            for index in 1...10 {
+                #expect(
+                    await status {
+                        try await signIn(identity, "ceiling@example.com", "guess", from: "192.0.2.\(index)")
+                    } == IdentityStatus.invalidCredentials
+                )
+            }
+            // The address has seen 10 failures: a new source is refused before its password is checked.
+            for password in ["guess", "the right passphrase"] {
+                #expect(
+                    await status { try await signIn(identity, "ceiling@example.com", password, from: "192.0.2.11") }
+                        == IdentityStatus.tooManyAttempts
+                )
+            }
+            // The owner's source, trusted after its sign-in, is checked; its own slip counts against it only.
+            #expect(
+                await status { try await signIn(identity, "ceiling@example.com", "mistyped", from: Self.ownerSource) }
+                    == IdentityStatus.invalidCredentials
+            )
+            #expect(
+                try await signIn(identity, "ceiling@example.com", "the right passphrase", from: Self.ownerSource).uid
+                    == owner
+            )
+            // An hour without failures clears the count (and the trust).
+            identity.clock.advance(by: .seconds(3600))
+            #expect(
+                try await signIn(identity, "ceiling@example.com", "the right passphrase", from: "192.0.2.11").uid
+                    == owner
+            )
         }
     }
 }

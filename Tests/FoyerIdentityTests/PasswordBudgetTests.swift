@@ -201,7 +201,7 @@ struct PasswordBudgetTests {
     }
 
     @Test(
-        "Sources are IPv4 addresses and IPv6 /64 networks; internal callers are not budgeted",
+        "Sources are IPv4 addresses and IPv6 /48 networks; internal callers are not budgeted",
         arguments: [TestEngine.sqlite]
     )
     func sourceKeys(engine: TestEngine) async throws {
@@ -209,11 +209,11 @@ struct PasswordBudgetTests {
             func attempt(_ source: String) async -> RPCStatus? {
                 await status { try await signIn(identity, randomAddress(), "guess", from: source) }
             }
-            // Two addresses of one /64 share a budget; the next /64 has its own.
+            // Two addresses of one /48, in different /64s, share a budget; the next /48 has its own.
             #expect(await attempt("2001:db8:0:1::1") == IdentityStatus.invalidCredentials)
-            #expect(await attempt("2001:db8:0:1:ffff:ffff:ffff:ffff") == IdentityStatus.invalidCredentials)
-            #expect(await attempt("2001:db8:0:1::2") == IdentityStatus.tooManyAttempts)
-            #expect(await attempt("2001:db8:0:2::1") == IdentityStatus.invalidCredentials)
+            #expect(await attempt("2001:db8:0:ffff:ffff:ffff:ffff:ffff") == IdentityStatus.invalidCredentials)
+            #expect(await attempt("2001:db8:0:2::1") == IdentityStatus.tooManyAttempts)
+            #expect(await attempt("2001:db8:1:1::1") == IdentityStatus.invalidCredentials)
             // An IPv4-mapped IPv6 address is its IPv4 address; neighbouring IPv4 addresses are separate.
             #expect(await attempt("192.0.2.9") == IdentityStatus.invalidCredentials)
             #expect(await attempt("::ffff:192.0.2.9") == IdentityStatus.invalidCredentials)

@@ -8,7 +8,7 @@ import FoyerServiceKit
 struct AbuseLimitOptions: ParsableArguments {
     @Option(
         help:
-            "Password hashes one client address (IPv6: one /64) may cause per minute, per replica. (env: FOYER_PASSWORD_HASHES_PER_SOURCE_PER_MINUTE; default: 10)"
+            "Password hashes one client address (IPv6: one /48) may cause per minute, per replica. (env: FOYER_PASSWORD_HASHES_PER_SOURCE_PER_MINUTE; default: 10)"
     )
     var passwordHashesPerSourcePerMinute: Int?
     @Option(
@@ -28,7 +28,32 @@ struct AbuseLimitOptions: ParsableArguments {
     var failedLoginsPerAddress: Int?
     @Option(
         help:
-            "Email links one client address may ask for per hour. (env: FOYER_EMAIL_LINKS_PER_SOURCE_PER_HOUR; default: 20)"
+            "Failed passwords for one email from sources that have not signed in to it within the hour, after which such sources are refused before the check (at most 100). (env: FOYER_FAILED_LOGINS_PER_ADDRESS_MAX; default: 90)"
+    )
+    var failedLoginsPerAddressMax: Int?
+    @Option(
+        help:
+            "Password-reset mails sent to one email address per hour, counted apart from its sign-in links. (env: FOYER_PASSWORD_RESETS_PER_ADDRESS_PER_HOUR; default: 3)"
+    )
+    var passwordResetsPerAddressPerHour: Int?
+    @Option(
+        help:
+            "The part of the hourly email links only links to known addresses and password resets may use. (env: FOYER_EMAIL_LINKS_RESERVE; default: 200)"
+    )
+    var emailLinksReserve: Int?
+    @Option(
+        help:
+            "Once the hourly email links are spent, links one client address may still ask for in the hour. (env: FOYER_EMAIL_LINKS_PER_SOURCE_PAST_LIMIT; default: 2)"
+    )
+    var emailLinksPerSourcePastLimit: Int?
+    @Option(
+        help:
+            "Links sent per hour past the hourly limit through that allowance, at most. (env: FOYER_EMAIL_LINKS_PAST_LIMIT_PER_HOUR; default: 1000)"
+    )
+    var emailLinksPastLimitPerHour: Int?
+    @Option(
+        help:
+            "Email links one client address (IPv6: one /48) may ask for per hour. (env: FOYER_EMAIL_LINKS_PER_SOURCE_PER_HOUR; default: 20)"
     )
     var emailLinksPerSourcePerHour: Int?
     @Option(
@@ -92,6 +117,35 @@ struct AbuseLimitOptions: ParsableArguments {
         hourly(\.perAddressMax, \.perAddressWindow, perAddress)
         let inAll = try limit(emailLinksPerHour, "--email-links-per-hour", "FOYER_EMAIL_LINKS_PER_HOUR")
         hourly(\.globalMax, \.globalWindow, inAll)
+        configuration.failedLogins.perAddressFailuresMax =
+            try settings.value(
+                failedLoginsPerAddressMax,
+                .int("--failed-logins-per-address-max", "FOYER_FAILED_LOGINS_PER_ADDRESS_MAX", in: 1...100)
+            ) ?? configuration.failedLogins.perAddressFailuresMax
+        configuration.emailLink.perAddressResetMax =
+            try limit(
+                passwordResetsPerAddressPerHour,
+                "--password-resets-per-address-per-hour",
+                "FOYER_PASSWORD_RESETS_PER_ADDRESS_PER_HOUR"
+            ) ?? configuration.emailLink.perAddressResetMax
+        func count(_ flag: Int?, _ name: String, _ variable: String) throws -> Int? {
+            try settings.value(flag, .nonNegative(name, variable))
+        }
+        configuration.emailLink.globalReserve =
+            try count(emailLinksReserve, "--email-links-reserve", "FOYER_EMAIL_LINKS_RESERVE")
+            ?? configuration.emailLink.globalReserve
+        configuration.emailLink.perSourcePastGlobalMax =
+            try count(
+                emailLinksPerSourcePastLimit,
+                "--email-links-per-source-past-limit",
+                "FOYER_EMAIL_LINKS_PER_SOURCE_PAST_LIMIT"
+            ) ?? configuration.emailLink.perSourcePastGlobalMax
+        configuration.emailLink.pastGlobalMax =
+            try count(
+                emailLinksPastLimitPerHour,
+                "--email-links-past-limit-per-hour",
+                "FOYER_EMAIL_LINKS_PAST_LIMIT_PER_HOUR"
+            ) ?? configuration.emailLink.pastGlobalMax
         let recent = Setting<Int>.int("--recent-sign-in-seconds", "FOYER_RECENT_SIGN_IN_SECONDS", in: 1...86_400)
         if let seconds = try settings.value(recentSignInSeconds, recent) {
             configuration.recentSignInWindow = .seconds(seconds)

@@ -11,7 +11,9 @@ extension IdentityCore {
     /// `identity_email_links`, stored hashed with the client's optional verifier challenge); any other address gets
     /// a notice that no account has it, so neither the answer, the time it takes nor a failing mailer says whether
     /// the address is known. The row is written in both cases, so the limits on sending (per source, per address,
-    /// in all: `checkEmailLinkLimits`, shared with email links) count both alike.
+    /// in all: `checkEmailLinkLimits`, shared with email links) count both alike. Resets have their own
+    /// per-address count (`perAddressResetMax`), apart from the links an owner signs in with, and may use the
+    /// global reserve.
     func startPasswordReset(_ request: StartPasswordResetRequest) async throws {
         if case .unavailable = mail {
             throw IdentityError.mailUnavailable("no mailer is configured: password resets are off")
@@ -23,7 +25,7 @@ extension IdentityCore {
         let now = self.now
         let token = SecretToken.generate()
         let message = try await database.transaction { sql in
-            try await self.checkEmailLinkLimits(sql, email: email, source: source, now: now)
+            try await self.checkEmailLinkLimits(sql, email: email, source: source, now: now, passwordReset: true)
             let account = try await self.resettableAccount(sql, email: email)
             try await EmailLinkRecords.insert(
                 sql,

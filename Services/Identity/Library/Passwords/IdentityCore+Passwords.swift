@@ -5,12 +5,13 @@ import FoyerStorage
 import SQLKit
 
 extension IdentityCore {
-    var throttle: LoginThrottle { LoginThrottle(policy: configuration.failedLogins) }
+    var throttle: LoginThrottle { LoginThrottle(policy: configuration.failedLogins, clock: configuration.now) }
     var tickets: ConflictTickets { ConflictTickets(lifetime: configuration.conflictTicketLifetime) }
 
     /// `signInWithPassword`. An unknown email, an account without a password and a wrong password all cost one
     /// scrypt derivation, count one failed attempt for the address from this source, and answer
-    /// `invalid-credentials`. The source's hashing budget is spent first, so a source over it counts no attempt.
+    /// `invalid-credentials` (`too-many-attempts` while the address as a whole waits: `LoginThrottle`). The source's
+    /// hashing budget is spent first, so a source over it counts no attempt.
     func signInWithPassword(_ request: PasswordSignInRequest) async throws -> SessionTokens {
         guard let email = EmailAddress(request.email) else {
             throw IdentityError.invalidEmail()
@@ -22,14 +23,14 @@ extension IdentityCore {
         let now = self.now
         let source = ClientSource(request.source)
         let permit = try hasher.admit(source, now: now)
-        let stored = try await database.transaction { sql in
-            try await self.throttle.claimAttempt(sql, email: email, source: source, now: now)
-            return try await EmailRecords.load(sql, email: email)
+        let (claim, stored) = try await database.transaction { sql in
+            let claim = try await self.throttle.claimAttempt(sql, email: email, source: source, now: now)
+            return (claim, try await EmailRecords.load(sql, email: email))
         }
         let matches = try await hasher.verify(request.password, against: stored?.passwordHash, permit: permit)
         guard matches, let stored, let storedHash = stored.passwordHash else {
             logger.info("password sign-in refused", metadata: ["user.uid": "\(stored?.uid ?? "-")"])
-            throw IdentityError.invalidCredentials()
+            throw claim.wrongPassword(IdentityError.invalidCredentials())
         }
         let rehash = hasher.needsRehash(storedHash) ? try await hasher.hash(request.password, permit: permit) : nil
         let tokens = try await database.transaction { sql in
@@ -145,11 +146,11 @@ extension IdentityCore {
         attempt: (password: String, source: ClientSource, permit: HashingPermit),
         now: Date
     ) async throws -> LinkAttempt {
-        try await database.transaction { sql in
+        let claim = try await database.transaction { sql in
             try await self.throttle.claimAttempt(sql, email: email, source: attempt.source, now: now)
         }
         guard try await hasher.verify(attempt.password, against: account.passwordHash, permit: attempt.permit) else {
-            throw IdentityError.emailAlreadyInUse()
+            throw claim.wrongPassword(IdentityError.emailAlreadyInUse())
         }
         let details = try await database.transaction { sql in
             try await self.throttle.succeeded(sql, email: email, source: attempt.source)

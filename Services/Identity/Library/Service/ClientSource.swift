@@ -6,15 +6,15 @@ import Darwin
 
 /// Who the per-source limits count a request against: the client's address as the gateway passed it.
 ///
-/// An IPv4 address counts as itself; an IPv6 address by its /64 network (one customer usually holds a whole /64, so
-/// counting single IPv6 addresses would let one client rotate freely); an IPv4-mapped IPv6 address
-/// (`::ffff:203.0.113.7`) as the IPv4 address. Text that is no address (the gateway's `unknown`) is one source of
+/// An IPv4 address counts as itself; an IPv6 address by its /48 network (one site commonly holds a whole /48, so
+/// counting single IPv6 addresses, or its 65,536 /64s, would let one client rotate freely: docs/DECISIONS.md); an
+/// IPv4-mapped IPv6 address (`::ffff:203.0.113.7`) as the IPv4 address. Text that is no address (the gateway's `unknown`) is one source of
 /// its own. An empty source is an internal caller (a service holding the cluster secret, not a client): the
 /// per-source limits do not apply to it; the global and per-address ones do.
 enum ClientSource: Hashable, Sendable {
     /// An internal caller: no client address.
     case `internal`
-    /// A client, by its key: `4:203.0.113.7`, `6:20010db800000001` (the first 64 bits in hex) or `?:<text>`.
+    /// A client, by its key: `4:203.0.113.7`, `6:20010db80001` (the first 48 bits in hex) or `?:<text>`.
     case client(key: String)
 
     init(_ text: String) {
@@ -45,7 +45,7 @@ enum ClientSource: Hashable, Sendable {
             return "4:" + v6[12..<16].map(String.init).joined(separator: ".")
         }
         return "6:"
-            + v6[0..<8].map { byte in
+            + v6[0..<6].map { byte in
                 let hex = String(byte, radix: 16)
                 return hex.count == 1 ? "0" + hex : hex
             }.joined()

@@ -176,6 +176,12 @@ public struct FailedLoginPolicy: Sendable {
     public var initialDelay: Duration = .seconds(1)
     public var maximumDelay: Duration = .seconds(60)
     public var resetAfter: Duration = .seconds(3600)
+    /// Failed attempts on one address, from sources not trusted for it, after which such sources are refused
+    /// before the password is checked until the count is forgotten (`resetAfter` after its last failure). A source
+    /// that gave the right password within `resetAfter` is trusted: it still signs in, and its failures do not
+    /// count here. So an address sees at most this many failures per `resetAfter` from untrusted sources; start-up
+    /// refuses settings that allow more than 100 an hour (`IdentityConfigurationCheck`). Default 90.
+    public var perAddressFailuresMax: Int = 90
 
     public init() {}
 }
@@ -196,6 +202,20 @@ public struct EmailLinkSettings: Sendable {
     /// mail provider's reputation); beyond it `too-many-attempts`. Counted in the database. Default 1000 per hour.
     public var globalMax: Int = 1000
     public var globalWindow: Duration = .seconds(3600)
+    /// The part of `globalMax` that only links to an address an account holds, and password resets, may use: once
+    /// `globalMax - globalReserve` links went out in the window, a sign-in link to an unknown address is treated as
+    /// past `globalMax`. Default 200.
+    public var globalReserve: Int = 200
+    /// Once `globalMax` is spent (or, for a link the reserve does not admit, its unreserved part), a client source
+    /// that asked for fewer than this many links in the global window still gets one, so the limit degrades
+    /// instead of switching links off for everyone. Internal callers get none. Default 2.
+    public var perSourcePastGlobalMax: Int = 2
+    /// The most links sent past `globalMax` per window through `perSourcePastGlobalMax`, so the service never
+    /// sends more than `globalMax + pastGlobalMax` in a window. Default 1000.
+    public var pastGlobalMax: Int = 1000
+    /// Password-reset mails sent to one address per `perAddressWindow`, counted apart from `perAddressMax` (which
+    /// counts the other links only), so reset requests cannot spend the owner's sign-in links. Default 3.
+    public var perAddressResetMax: Int = 3
     /// Wrong verifiers tolerated before the token is burnt. Default 5.
     public var verifierFailuresMax: Int = 5
     /// The link in the email; `{token}` is replaced by the token. Default "foyer://email-link#token={token}"
