@@ -1,4 +1,5 @@
 import FoyerAPI
+import FoyerGuestQuota
 import FoyerRPC
 import FoyerTestSupport
 import FoyerWire
@@ -84,6 +85,70 @@ struct SignupAdmissionTests {
             #expect(try await admit(quota, "192.0.2.1").liveGuests == 1)
             try await quota.open()
             await expectStatus(GuestQuotaStatus.guestCapReached) { try await admit(quota, "192.0.2.2") }
+        }
+    }
+
+    @Test(
+        "the /64s of one IPv6 /48 share a second bucket, refilled at its own rate; other /48s and IPv4 have their own",
+        arguments: TestEngine.allCases
+    )
+    func networkBucket(engine: TestEngine) async throws {
+        try await withGuestQuota(
+            engine,
+            configure: { configuration in
+                configuration.signupBurstPerSource = 3
+                configuration.signupBurstPerNetwork = 5
+                configuration.signupsPerNetworkPerHour = 5
+            }
+        ) { quota async throws in
+            // The /48's bucket is the smaller one once its /64s together drew on it.
+            #expect(try await admit(quota, "2001:db8:7:1::1").remainingForSource == 2)
+            #expect(try await admit(quota, "2001:db8:7:1::2").remainingForSource == 1)
+            #expect(try await admit(quota, "2001:db8:7:1::3").remainingForSource == 0)
+            #expect(try await admit(quota, "2001:db8:7:2::1").remainingForSource == 1)
+            #expect(try await admit(quota, "2001:db8:7:3::1").remainingForSource == 0)
+            // A fresh /64 of the same /48 is refused: 5 an hour is one token every 720 s.
+            let refused = await expectStatus(GuestQuotaStatus.signupRateLimited) {
+                try await admit(quota, "2001:db8:7:4::1")
+            }
+            #expect(refused?.retryAfterMilliseconds == 720_000)
+            // Another /48, and IPv4 sources, have buckets of their own.
+            #expect(try await admit(quota, "2001:db8:8:4::1").remainingForSource == 2)
+            #expect(try await admit(quota, "198.51.100.9").remainingForSource == 2)
+            // The /48 refills at its own rate: one more sign-up after 720 s, then none again.
+            quota.clock.advance(by: 720)
+            #expect(try await admit(quota, "2001:db8:7:4::1").remainingForSource == 0)
+            await expectStatus(GuestQuotaStatus.signupRateLimited) { try await admit(quota, "2001:db8:7:5::1") }
+        }
+    }
+
+    @Test(
+        "past the warning share of the cap, admissions log one warning per ten minutes, with both numbers",
+        arguments: TestEngine.allCases
+    )
+    func nearCapWarning(engine: TestEngine) async throws {
+        let log = CapturedLog()
+        let withLoggedQuota = StoreServiceUnderTest<GuestQuotaConfiguration>(service: "guest-quota") {
+            configuration,
+            server,
+            _ in
+            try await GuestQuotaService.make(configuration: configuration, server: server, logger: log.logger())
+        }
+        try await withLoggedQuota(engine, configure: { $0.liveGuestsMax = 5 }) { quota async throws in
+            let message = "live guests near the cap: new guests are refused once it is reached"
+            for _ in 0..<3 { try await quota.open() }
+            _ = try await admit(quota, "192.0.2.1")
+            #expect(log.records(message).isEmpty)
+            try await quota.open()
+            // 4 of 5 is the default 80%.
+            for _ in 0..<3 { _ = try await admit(quota, "192.0.2.1") }
+            let warned = log.records(message)
+            #expect(warned.count == 1)
+            #expect(warned.first?.level == .warning)
+            #expect(warned.first?.metadata["guests.live"] == "4" && warned.first?.metadata["guests.max"] == "5")
+            quota.clock.advance(by: 601)
+            _ = try await admit(quota, "192.0.2.1")
+            #expect(log.records(message).count == 2)
         }
     }
 }

@@ -71,6 +71,11 @@ struct MetricsTests {
             #expect(identity.sample("foyer_identity_signups_total", #"kind="member""#) ?? 0 >= 1)
             #expect(quota.sample(serverCalls, #"service="guest-quota",method="consume",status="ok""#) ?? 0 >= 20)
             #expect(quota.sample("foyer_guest_quota_denials_total", #"counter="documents""#) ?? 0 >= 1)
+            // The live-guest gauges, set at each sign-up admission: both numbers and their ratio.
+            let liveGuestsMax = quota.sample("foyer_guest_quota_live_guests_max") ?? 0
+            #expect(liveGuestsMax >= 1)
+            #expect(quota.sample("foyer_guest_quota_live_guests") ?? -1 >= 0)
+            #expect(quota.sample("foyer_guest_quota_live_guests_ratio") ?? -1 >= 0)
             #expect(userData.total(serverCalls, containing: [#"service="user-data""#, #"status="ok""#]) >= 20)
             #expect(
                 userData.sample("foyer_db_transaction_duration_seconds_count", #"engine="sqlite",outcome="commit""#)

@@ -24,8 +24,18 @@ struct GuestQuotaCommand: AsyncParsableCommand {
             "Guest sign-ups allowed per source address (IPv6: per /64) per hour. (env: FOYER_SIGNUPS_PER_HOUR; default: 30)"
     )
     var signupsPerHour: Int?
+    @Option(
+        help:
+            "Guest sign-ups allowed per IPv6 /48, all its /64s together, per hour. (env: FOYER_SIGNUPS_PER_NETWORK_PER_HOUR; default: 120)"
+    )
+    var signupsPerNetworkPerHour: Int?
     @Option(help: "Most guests alive at once across the cluster. (env: FOYER_LIVE_GUESTS_MAX; default: 1000000)")
     var liveGuestsMax: Int?
+    @Option(
+        help:
+            "Percent of the live-guest cap past which a warning is logged (at most every 10 minutes). (env: FOYER_LIVE_GUESTS_WARNING_PERCENT; default: 80)"
+    )
+    var liveGuestsWarningPercent: Int?
     @Option(
         help:
             "Days a merge's record (it names both uids) is kept; as user-data's. (env: FOYER_MERGE_RECORD_RETENTION_DAYS; default: 7)"
@@ -44,9 +54,22 @@ struct GuestQuotaCommand: AsyncParsableCommand {
             configuration.signupsPerSourcePerHour = value
             configuration.signupBurstPerSource = value
         }
+        let perNetwork = Setting<Int>.positive("--signups-per-network-per-hour", "FOYER_SIGNUPS_PER_NETWORK_PER_HOUR")
+        if let value = try settings.value(signupsPerNetworkPerHour, perNetwork) {
+            configuration.signupsPerNetworkPerHour = value
+            configuration.signupBurstPerNetwork = value
+        }
         configuration.liveGuestsMax =
             try settings.value(liveGuestsMax, .positive("--live-guests-max", "FOYER_LIVE_GUESTS_MAX"))
             ?? configuration.liveGuestsMax
+        let warning = Setting<Int>.int(
+            "--live-guests-warning-percent",
+            "FOYER_LIVE_GUESTS_WARNING_PERCENT",
+            in: 1...100
+        )
+        if let percent = try settings.value(liveGuestsWarningPercent, warning) {
+            configuration.liveGuestsWarningFraction = Double(percent) / 100
+        }
         let retention = Setting<Int>.positive("--merge-record-retention-days", "FOYER_MERGE_RECORD_RETENTION_DAYS")
         if let days = try settings.value(mergeRecordRetentionDays, retention) {
             configuration.mergeRecordRetention = .seconds(days * 86_400)

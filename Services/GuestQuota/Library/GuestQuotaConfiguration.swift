@@ -17,9 +17,17 @@ public struct GuestQuotaConfiguration: Sendable {
     public var signupsPerSourcePerHour: Int = 30
     /// Sign-ups a source may make at once after a quiet period (the bucket's size). Default 30.
     public var signupBurstPerSource: Int = 30
+    /// Guest sign-ups all the sources of one IPv6 /48 may make per hour together, on average, besides each /64's
+    /// own limit (IPv4 sources have no such bucket). Default 120 (four /64s' worth).
+    public var signupsPerNetworkPerHour: Int = 120
+    /// Sign-ups one IPv6 /48 may make at once after a quiet period. Default 120.
+    public var signupBurstPerNetwork: Int = 120
     /// Most live guests (accounts on ``guestPlan``); sign-ups beyond it are refused `guest-cap-reached`.
     /// Default 1,000,000.
     public var liveGuestsMax: Int = 1_000_000
+    /// The share of ``liveGuestsMax`` past which guest-quota logs a warning that the cap is near (at most once every
+    /// ten minutes per replica), so an operator can act before sign-ups are refused. Default 0.8.
+    public var liveGuestsWarningFraction: Double = 0.8
     /// The retry-after sent with `guest-cap-reached` (space frees up only as guests upgrade or are deleted).
     /// Default 5 minutes.
     public var guestCapRetryAfter: Duration = .seconds(300)
@@ -73,6 +81,14 @@ public struct GuestQuotaConfiguration: Sendable {
             throw GuestQuotaConfigurationError.invalidSetting(
                 "signupsPerSourcePerHour and signupBurstPerSource must be at least 1"
             )
+        }
+        guard signupsPerNetworkPerHour >= 1, signupBurstPerNetwork >= 1 else {
+            throw GuestQuotaConfigurationError.invalidSetting(
+                "signupsPerNetworkPerHour and signupBurstPerNetwork must be at least 1"
+            )
+        }
+        guard liveGuestsWarningFraction > 0, liveGuestsWarningFraction <= 1 else {
+            throw GuestQuotaConfigurationError.invalidSetting("liveGuestsWarningFraction must be in (0, 1]")
         }
         guard liveGuestsMax >= 0 else {
             throw GuestQuotaConfigurationError.invalidSetting("liveGuestsMax must not be negative")

@@ -31,6 +31,10 @@ final class GuestQuotaStore: Sendable {
     let denials = DenialTally()
     /// Held by a flush and by `stats`' reading of the denials, so that tallies being written are counted once.
     let denialGate = AsyncSemaphore(permits: 1)
+    /// When this replica last warned that live guests are near the cap (`reportLiveGuests`).
+    let liveGuestsWarnedAt = Mutex<Date?>(nil)
+    /// The least time between two warnings that live guests are near the cap, per replica: 10 minutes.
+    static let liveGuestsWarningInterval: TimeInterval = 600
 
     static let serviceName = "guest-quota"
 
@@ -171,6 +175,7 @@ final class GuestQuotaStore: Sendable {
 
     func stats() async throws -> GuestQuotaStats {
         let live = try await database.withConnection { sql in try await liveGuests(sql) }
+        reportLiveGuests(live)
         let denied = try await denialStats()
         return GuestQuotaStats(
             liveGuests: UInt64(max(0, live)),
@@ -203,7 +208,10 @@ final class GuestQuotaStore: Sendable {
         let now = configuration.now()
         let keysBefore = now.addingTimeInterval(-Double(configuration.idempotencyRetention.components.seconds))
         // A bucket untouched for longer than a full refill is full: the same as no row.
-        let refill = Double(configuration.signupBurstPerSource) / signupRatePerSecond
+        let refill = max(
+            Double(configuration.signupBurstPerSource) / signupRatePerSecond,
+            Double(configuration.signupBurstPerNetwork) * 3600 / Double(configuration.signupsPerNetworkPerHour)
+        )
         let bucketsBefore = now.addingTimeInterval(-refill)
         let mergesBefore = now.addingTimeInterval(-Double(configuration.mergeRecordRetention.components.seconds))
         return try await database.transaction { sql in
