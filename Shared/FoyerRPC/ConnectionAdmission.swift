@@ -12,14 +12,17 @@ import Musl
 /// so one host cannot take every connection. Without I/O; `RPCServer` keeps one under a lock.
 ///
 /// A source is an IPv4 address, or an IPv6 /64 (one subscriber's usual allocation: a host can pick any address in
-/// its /64, so counting single IPv6 addresses would limit nothing). A connection whose source is not known yet (from
-/// a trusted proxy, before its PROXY header) counts only in the total until `move(_:to:)` names it.
+/// its /64, so counting single IPv6 addresses would limit nothing). An IPv6 source's connections also count against
+/// its /48 (`maxConnectionsPerNetwork`), since one site commonly holds a /48 and could otherwise spread over its
+/// /64s. A connection whose source is not known yet (from a trusted proxy, before its PROXY header) counts only in
+/// the total until `move(_:to:)` names it.
 struct ConnectionAdmission: Sendable {
     /// Why a connection was refused.
     enum Refusal: Error, Equatable, Sendable {
         /// The server holds `maxConnections` connections.
         case serverFull
-        /// The source holds `maxConnectionsPerSource` connections.
+        /// The source holds `maxConnectionsPerSource` connections, or its IPv6 /48 `maxConnectionsPerNetwork` (the
+        /// network named is the one that is full).
         case sourceFull(IPNetwork)
     }
 
@@ -30,14 +33,32 @@ struct ConnectionAdmission: Sendable {
 
     let maxConnections: Int
     let maxConnectionsPerSource: Int
+    let maxConnectionsPerNetwork: Int
     private var sources: [Ticket: IPNetwork] = [:]
     private var admitted: Set<Ticket> = []
     private(set) var perSource: [IPNetwork: Int] = [:]
+    /// Connections per IPv6 /48 (IPv4 sources are not in it).
+    private(set) var perNetwork: [IPNetwork: Int] = [:]
     private var nextTicket: UInt64 = 0
 
-    init(maxConnections: Int, maxConnectionsPerSource: Int) {
+    init(maxConnections: Int, maxConnectionsPerSource: Int, maxConnectionsPerNetwork: Int = .max) {
         self.maxConnections = maxConnections
         self.maxConnectionsPerSource = maxConnectionsPerSource
+        self.maxConnectionsPerNetwork = maxConnectionsPerNetwork
+    }
+
+    /// Why `source` cannot take one more connection, or nil if it can.
+    private func fullness(of source: IPNetwork) -> Refusal? {
+        if perSource[source, default: 0] >= maxConnectionsPerSource { return .sourceFull(source) }
+        if let network = source.network48, perNetwork[network, default: 0] >= maxConnectionsPerNetwork {
+            return .sourceFull(network)
+        }
+        return nil
+    }
+
+    private mutating func increment(_ source: IPNetwork) {
+        perSource[source, default: 0] += 1
+        if let network = source.network48 { perNetwork[network, default: 0] += 1 }
     }
 
     /// Connections held, in all.
@@ -46,15 +67,13 @@ struct ConnectionAdmission: Sendable {
     /// Admits a connection from `source` (`nil`: not known yet, or not an IP address), or says why not.
     mutating func admit(source: IPNetwork?) -> Result<Ticket, Refusal> {
         guard admitted.count < maxConnections else { return .failure(.serverFull) }
-        if let source, perSource[source, default: 0] >= maxConnectionsPerSource {
-            return .failure(.sourceFull(source))
-        }
+        if let source, let refusal = fullness(of: source) { return .failure(refusal) }
         nextTicket &+= 1
         let ticket = Ticket(number: nextTicket)
         admitted.insert(ticket)
         if let source {
             sources[ticket] = source
-            perSource[source, default: 0] += 1
+            increment(source)
         }
         return .success(ticket)
     }
@@ -65,10 +84,10 @@ struct ConnectionAdmission: Sendable {
         guard admitted.contains(ticket) else { return false }
         let current = sources[ticket]
         if current == source { return true }
-        guard perSource[source, default: 0] < maxConnectionsPerSource else { return false }
+        guard fullness(of: source) == nil else { return false }
         if let current { decrement(current) }
         sources[ticket] = source
-        perSource[source, default: 0] += 1
+        increment(source)
         return true
     }
 
@@ -81,10 +100,19 @@ struct ConnectionAdmission: Sendable {
     private mutating func decrement(_ source: IPNetwork) {
         let left = perSource[source, default: 1] - 1
         perSource[source] = left > 0 ? left : nil
+        if let network = source.network48 {
+            let left = perNetwork[network, default: 1] - 1
+            perNetwork[network] = left > 0 ? left : nil
+        }
     }
 }
 
 extension IPNetwork {
+    /// The /48 around an IPv6 network of 48 bits or more; nil for IPv4.
+    var network48: IPNetwork? {
+        bytes.count == 16 && prefixLength >= 48 ? IPNetwork(bytes: bytes, prefixLength: 48) : nil
+    }
+
     /// The source a connection from `address` counts against: an IPv4 address (IPv4-mapped IPv6 included) as a
     /// /32, an IPv6 address as its /64; `nil` for anything else (a Unix socket).
     static func connectionSource(of address: SocketAddress?) -> IPNetwork? {

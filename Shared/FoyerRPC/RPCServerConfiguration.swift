@@ -24,6 +24,9 @@ public struct RPCServerConfiguration: Sendable {
     /// more from that source are answered GOAWAY `too-many-connections` and closed. From a trusted proxy the source
     /// is the client the PROXY header names (the proxy's own address is not limited, only the total is).
     public var maxConnectionsPerSource: Int = 64
+    /// Most open connections from one IPv6 /48, all its /64s together, counted like `maxConnectionsPerSource`
+    /// (IPv4 sources have no such cap). Default 256 (four /64s' worth).
+    public var maxConnectionsPerNetwork: Int = 256
     /// Load balancers whose connections start with a PROXY protocol header (v1 or v2) naming the client; for
     /// those, `RPCContext.peerAddress` is the header's address. Empty (the default): no header is accepted.
     public var trustedProxies = TrustedProxies()

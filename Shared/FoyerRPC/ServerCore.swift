@@ -39,7 +39,8 @@ final class ServerCore: Sendable {
         self.admission = NIOLockedValueBox(
             ConnectionAdmission(
                 maxConnections: configuration.maxConnections,
-                maxConnectionsPerSource: configuration.maxConnectionsPerSource
+                maxConnectionsPerSource: configuration.maxConnectionsPerSource,
+                maxConnectionsPerNetwork: configuration.maxConnectionsPerNetwork
             )
         )
         func limiter(_ message: Logger.Message) -> WarningRateLimiter {

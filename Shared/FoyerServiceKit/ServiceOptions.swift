@@ -87,6 +87,14 @@ public struct ServiceOptions: ParsableArguments, Sendable {
 
     @Option(
         help: """
+            Most connections the listener holds from one IPv6 /48, all its /64s together; more from it are refused. \
+            (env: FOYER_MAX_CONNECTIONS_PER_NETWORK; default: 256)
+            """
+    )
+    public var maxConnectionsPerNetwork: Int?
+
+    @Option(
+        help: """
             PEM certificate chain (leaf first) for the RPC listener, which then speaks TLS 1.2/1.3 only; needs \
             --tls-key. (env: FOYER_TLS_CERTIFICATE; default: none, plaintext)
             """
@@ -218,9 +226,9 @@ public struct ServiceOptions: ParsableArguments, Sendable {
         try SettingsReader().value(drainSeconds, .nonNegative("--drain-seconds", "FOYER_DRAIN_SECONDS")) ?? 10
     }
 
-    /// The listener's connection limits: `maxConnections` and `maxConnectionsPerSource` of `RPCServerConfiguration`,
-    /// whose defaults apply unless a flag or the environment says otherwise.
-    public func resolvedConnectionLimits() throws -> (total: Int, perSource: Int) {
+    /// The listener's connection limits: `maxConnections`, `maxConnectionsPerSource` and `maxConnectionsPerNetwork`
+    /// of `RPCServerConfiguration`, whose defaults apply unless a flag or the environment says otherwise.
+    public func resolvedConnectionLimits() throws -> (total: Int, perSource: Int, perNetwork: Int) {
         let settings = SettingsReader()
         let defaults = RPCServerConfiguration(serviceName: "", clusterSecret: nil)
         let total =
@@ -231,7 +239,12 @@ public struct ServiceOptions: ParsableArguments, Sendable {
                 maxConnectionsPerSource,
                 .positive("--max-connections-per-source", "FOYER_MAX_CONNECTIONS_PER_SOURCE")
             ) ?? defaults.maxConnectionsPerSource
-        return (total, perSource)
+        let perNetwork =
+            try settings.value(
+                maxConnectionsPerNetwork,
+                .positive("--max-connections-per-network", "FOYER_MAX_CONNECTIONS_PER_NETWORK")
+            ) ?? defaults.maxConnectionsPerNetwork
+        return (total, perSource, perNetwork)
     }
 
     /// The listener's certificate and key, with the cluster CA (`--tls-ca`) as `clientCAPath`; `nil` (plaintext)

@@ -23,7 +23,7 @@ public struct ServiceStartup: Sendable {
     public let database: DatabaseConfiguration
     public let drainSeconds: Int
     /// The listener's connection limits, in all and per source.
-    public let connectionLimits: (total: Int, perSource: Int)
+    public let connectionLimits: (total: Int, perSource: Int, perNetwork: Int)
     /// The listener's certificate and key (`--tls-certificate`, `--tls-key`), and as `clientCAPath` the cluster CA
     /// (`--tls-ca`) unless the listener is client-facing; `nil`: plaintext. Other listeners of the executable (the
     /// gateway's HTTP one) build their TLS configuration from it.
@@ -147,6 +147,7 @@ public struct ServiceStartup: Sendable {
         configuration.drainTimeout = .seconds(Int64(drainSeconds))
         configuration.maxConnections = connectionLimits.total
         configuration.maxConnectionsPerSource = connectionLimits.perSource
+        configuration.maxConnectionsPerNetwork = connectionLimits.perNetwork
         configuration.tls = tlsContext
         configuration.compressionCodec = .liblz4
         configuration.metrics = Self.rpcMetrics

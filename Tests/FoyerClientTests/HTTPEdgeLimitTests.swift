@@ -101,6 +101,31 @@ struct HTTPEdgeLimitTests {
         )
     }
 
+    @Test("The /64s of one IPv6 /48 share a connection cap of their own; IPv4 sources have none")
+    func networkConnectionCap() throws {
+        let limiter = SourceConnectionLimiter(
+            connectionsMax: 100,
+            connectionsPerSourceMax: 2,
+            connectionsPerNetworkMax: 3,
+            trustedProxies: TrustedProxies()
+        )
+        func admit(_ address: String) throws -> String?? {
+            limiter.admit(try SocketAddress(ipAddress: address, port: 1))
+        }
+        let first = try #require(try admit("2001:db8:5:1::1"))
+        #expect(try admit("2001:db8:5:1::2") != nil)
+        #expect(try admit("2001:db8:5:2::1") != nil)
+        // A third /64 of the same /48 is refused although its own count is 0; another /48 and IPv4 are not.
+        #expect(try admit("2001:db8:5:3::1") == nil)
+        #expect(try admit("2001:db8:6:3::1") != nil)
+        #expect(try admit("192.0.2.1") != nil && (try admit("192.0.2.1")) != nil)
+        limiter.release(first)
+        #expect(try admit("2001:db8:5:3::1") != nil)
+        let network = SourceConnectionLimiter.network(ofSource: try #require(first))
+        #expect(network == SourceConnectionLimiter.network(ofSource: "20:1:d:b8:0:5:0:3::/64"))
+        #expect(SourceConnectionLimiter.network(ofSource: "192.0.2.1") == nil)
+    }
+
     @Test("Forwarded and X-Forwarded-For are read only from trusted proxies")
     func clientAddresses() throws {
         let proxy = try SocketAddress(ipAddress: "10.0.0.1", port: 1)
@@ -147,6 +172,22 @@ struct HTTPEdgeRawClientTests {
 
             #expect(try await edge.send("GET", "/healthz").status == 200)
             await held.close()
+        }
+    }
+
+    @Test("A connection that sends no request within the first-request timeout is closed, long before the idle one")
+    func silentConnectionClosed() async throws {
+        try await withHTTPEdge {
+            $0.firstRequestTimeoutSeconds = 1
+            $0.idleTimeoutSeconds = 60
+        } _: { edge in
+            let port = try #require(Int(edge.baseURL.split(separator: ":").last ?? ""))
+            let started = ContinuousClock.now
+            let silent = try await RawHTTPConnection.connect(port: port, from: "127.0.0.4")
+            #expect(try await silent.readUntilClosed() == "")
+            #expect(ContinuousClock.now - started < .seconds(30))
+            // A connection that asks at once is served.
+            #expect(try await edge.send("GET", "/healthz").status == 200)
         }
     }
 

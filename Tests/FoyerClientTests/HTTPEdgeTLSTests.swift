@@ -88,6 +88,20 @@ struct HTTPEdgeTLSTests {
         }
     }
 
+    @Test("A silent HTTPS connection is closed after the first-request timeout, before the idle one")
+    func silentConnectionClosedEarly() async throws {
+        try await withTLSEdge(adjust: {
+            $0.firstRequestTimeoutSeconds = 1
+            $0.idleTimeoutSeconds = 60
+        }) { edge, _ in
+            let started = ContinuousClock.now
+            let port = try #require(Int(edge.split(separator: ":").last ?? ""))
+            let silent = try await RawHTTPConnection.connect(port: port, from: "127.0.0.1")
+            #expect(try await silent.readUntilClosed() == "")
+            #expect(ContinuousClock.now - started < .seconds(30))
+        }
+    }
+
     /// Runs `body` with the HTTP edge on HTTPS (the dev certificates) and a curl trusting their CA.
     private func withTLSEdge(
         adjust: @escaping @Sendable (inout GatewayHTTPConfiguration) -> Void = { _ in },

@@ -10,7 +10,9 @@ import Darwin
 /// The connection limits every executable takes as a flag or from the environment.
 @Suite("Service options: connection limits", .serialized)
 struct ServiceOptionsTests {
-    static let variables = ["FOYER_MAX_CONNECTIONS", "FOYER_MAX_CONNECTIONS_PER_SOURCE"]
+    static let variables = [
+        "FOYER_MAX_CONNECTIONS", "FOYER_MAX_CONNECTIONS_PER_SOURCE", "FOYER_MAX_CONNECTIONS_PER_NETWORK",
+    ]
 
     /// Runs `body` with the limits' environment variables set as given (and unset otherwise), then unsets them.
     static func withEnvironment(_ values: [String: String], _ body: () throws -> Void) rethrows {
@@ -20,11 +22,13 @@ struct ServiceOptionsTests {
         try body()
     }
 
-    @Test("defaults are the server configuration's: 1024 in all, 64 per source")
+    @Test("defaults are the server configuration's: 1024 in all, 64 per source, 256 per IPv6 /48")
     func defaults() throws {
         try Self.withEnvironment([:]) {
             let limits = try ServiceOptions.parse([]).resolvedConnectionLimits()
-            #expect(limits.total == 1024 && limits.perSource == 64)
+            #expect(limits.total == 1024 && limits.perSource == 64 && limits.perNetwork == 256)
+            let flagged = try ServiceOptions.parse(["--max-connections-per-network", "9"]).resolvedConnectionLimits()
+            #expect(flagged.perNetwork == 9)
         }
     }
 

@@ -66,4 +66,33 @@ struct ConnectionAdmissionTests {
         let movedAfterRelease = admission.move(viaProxy, to: client)
         #expect(admission.count == 0 && admission.perSource.isEmpty && !movedAfterRelease)
     }
+
+    @Test("the /64s of one IPv6 /48 share a cap of their own; IPv4 sources have none; a release frees it")
+    func perNetwork() throws {
+        var admission = ConnectionAdmission(
+            maxConnections: 100,
+            maxConnectionsPerSource: 2,
+            maxConnectionsPerNetwork: 3
+        )
+        let a = try Self.source("2001:db8:5:1::1")
+        let b = try Self.source("2001:db8:5:2::1")
+        let c = try Self.source("2001:db8:5:3::1")
+        let first = try admission.admit(source: a).get()
+        _ = try admission.admit(source: a).get()
+        _ = try admission.admit(source: b).get()
+        // c's own /64 is empty, but the /48 holds 3.
+        let network = try #require(IPNetwork("2001:db8:5::/48"))
+        #expect(admission.admit(source: c) == .failure(.sourceFull(network)))
+        #expect(admission.perNetwork == [network: 3])
+        // Another /48, and IPv4 sources, are not held back.
+        _ = try admission.admit(source: Self.source("2001:db8:6:1::1")).get()
+        for _ in 0..<2 { _ = try admission.admit(source: Self.source("192.0.2.1")).get() }
+        // A proxied connection cannot move into the full /48 either.
+        let viaProxy = try admission.admit(source: nil).get()
+        let movedIntoFull = admission.move(viaProxy, to: c)
+        admission.release(first)
+        let movedAfterRelease = admission.move(viaProxy, to: c)
+        #expect(!movedIntoFull && movedAfterRelease)
+        #expect(admission.perNetwork[network] == 3)
+    }
 }

@@ -98,6 +98,13 @@ struct GatewayCommand: AsyncParsableCommand {
             """
     )
     var examplePage: String?
+    @Option(
+        help: """
+            Seconds a new connection to the HTTP or admin listener may take to send its first request (its TLS \
+            handshake included). (env: FOYER_FIRST_REQUEST_TIMEOUT_SECONDS; default: 10)
+            """
+    )
+    var firstRequestTimeoutSeconds: Int?
 
     @Option(
         help: """
@@ -209,6 +216,7 @@ struct GatewayCommand: AsyncParsableCommand {
         if let port = try settings.value(adminPort, .int("--admin-port", "FOYER_ADMIN_PORT", in: 0...65535)) {
             var admin = AdminHTTPConfiguration()
             admin.port = port
+            admin.firstRequestTimeoutSeconds = try firstRequestTimeout(settings) ?? admin.firstRequestTimeoutSeconds
             admin.host = try settings.value(adminHost, .text("--admin-host", "FOYER_ADMIN_HOST")) ?? admin.host
             services.append(AdminHTTPServer(gateway: gateway, configuration: admin, logger: startup.logger))
             startup.logger.info(
@@ -240,7 +248,20 @@ struct GatewayCommand: AsyncParsableCommand {
         http.openAPIPath =
             try settings.value(openapiPath, .text("--openapi-path", "FOYER_OPENAPI_PATH")) ?? "docs/openapi.yaml"
         http.examplePagePath = try settings.value(examplePage, .text("--example-page", "FOYER_EXAMPLE_PAGE"))
+        // The connection limits are the binary listener's flags (`--max-connections`, `...-per-source`,
+        // `...-per-network`); each listener counts its own connections.
+        (http.connectionsMax, http.connectionsPerSourceMax, http.connectionsPerNetworkMax) = startup.connectionLimits
+        http.firstRequestTimeoutSeconds = try firstRequestTimeout(settings) ?? http.firstRequestTimeoutSeconds
         return http
+    }
+
+    private func firstRequestTimeout(_ settings: SettingsReader) throws -> Int64? {
+        let setting = Setting<Int>.int(
+            "--first-request-timeout-seconds",
+            "FOYER_FIRST_REQUEST_TIMEOUT_SECONDS",
+            in: 1...3600
+        )
+        return try settings.value(firstRequestTimeoutSeconds, setting).map(Int64.init)
     }
 
     private func applyLimits(to configuration: inout GatewayConfiguration, _ settings: SettingsReader) throws {

@@ -22,6 +22,10 @@ public struct AdminHTTPConfiguration: Sendable {
     public var connectionsMax = 64
     /// Most open connections from one address.
     public var connectionsPerSourceMax = 16
+    /// Most open connections from one IPv6 /48, all its /64s together. 32.
+    public var connectionsPerNetworkMax = 32
+    /// A new connection that has not sent the start of its first request within this long is closed. 10 s.
+    public var firstRequestTimeoutSeconds: Int64 = 10
 
     public init() {}
 }

@@ -3,6 +3,7 @@ import FoyerRPC
 import Hummingbird
 import HummingbirdCore
 public import Logging
+import NIOCore
 public import ServiceLifecycle
 
 /// The gateway's admin listener: a Service to run beside the client listeners, answering the admin API and the
@@ -14,8 +15,10 @@ public final class AdminHTTPServer: Service, Sendable {
         let limiter = SourceConnectionLimiter(
             connectionsMax: configuration.connectionsMax,
             connectionsPerSourceMax: configuration.connectionsPerSourceMax,
+            connectionsPerNetworkMax: configuration.connectionsPerNetworkMax,
             trustedProxies: TrustedProxies()
         )
+        let firstRequestTimeout = TimeAmount.seconds(configuration.firstRequestTimeoutSeconds)
         let channelConfiguration = HTTPListener<AdminHTTPResponder>.channelConfiguration(
             idleTimeoutSeconds: configuration.idleTimeoutSeconds,
             headerByteCountMax: configuration.headerByteCountMax,
@@ -31,7 +34,8 @@ public final class AdminHTTPServer: Service, Sendable {
                     trustedProxies: TrustedProxies(),
                     limiter: limiter,
                     clients: ProxiedClients(),
-                    tlsHandshakeTimeout: nil
+                    tlsHandshakeTimeout: nil,
+                    firstRequestTimeout: firstRequestTimeout
                 )
             },
             logger: logger

@@ -29,10 +29,16 @@ public struct GatewayHTTPConfiguration: Sendable {
     public var requestTimeout: TimeAmount = .seconds(30)
     /// A connection with no request for this long is closed.
     public var idleTimeoutSeconds: Int64 = 60
+    /// A new connection that has not sent the start of its first request within this long (its TLS handshake
+    /// included, over HTTPS) is closed, so idle connections cannot hold places for the whole `idleTimeoutSeconds`.
+    /// Default 10 s.
+    public var firstRequestTimeoutSeconds: Int64 = 10
     /// Most open connections; more are closed at once.
     public var connectionsMax = 1024
     /// Most open connections from one client address (a trusted proxy's own are not limited, only the total is).
     public var connectionsPerSourceMax = 64
+    /// Most open connections from one IPv6 /48, all its /64s together. Default 256 (four /64s' worth).
+    public var connectionsPerNetworkMax = 256
     /// Time `/readyz` gives identity to answer its health check; past it, `/readyz` answers 503.
     public var readinessTimeout: TimeAmount = .seconds(1)
     /// Load balancers that name the client: by a PROXY protocol header (v1 or v2, optional) at the start of their

@@ -23,6 +23,7 @@ public final class GatewayHTTPServer: Service, Sendable {
         let limiter = SourceConnectionLimiter(
             connectionsMax: configuration.connectionsMax,
             connectionsPerSourceMax: configuration.connectionsPerSourceMax,
+            connectionsPerNetworkMax: configuration.connectionsPerNetworkMax,
             trustedProxies: configuration.trustedProxies
         )
         let clients = ProxiedClients()
@@ -38,6 +39,7 @@ public final class GatewayHTTPServer: Service, Sendable {
         self.certificate = certificate
         let idleTimeout = Duration.seconds(configuration.idleTimeoutSeconds)
         let idleSeconds = configuration.idleTimeoutSeconds
+        let firstRequestTimeout = TimeAmount.seconds(configuration.firstRequestTimeoutSeconds)
         listener = HTTPListener(
             responder: GatewayHTTPResponder(
                 gateway: gateway,
@@ -59,7 +61,8 @@ public final class GatewayHTTPServer: Service, Sendable {
                         trustedProxies: trustedProxies,
                         limiter: limiter,
                         clients: clients,
-                        tlsHandshakeTimeout: nil
+                        tlsHandshakeTimeout: nil,
+                        firstRequestTimeout: firstRequestTimeout
                     )
                 }
                 return ProxyProtocolChannel(
@@ -74,7 +77,8 @@ public final class GatewayHTTPServer: Service, Sendable {
                     trustedProxies: trustedProxies,
                     limiter: limiter,
                     clients: clients,
-                    tlsHandshakeTimeout: .seconds(idleSeconds)
+                    tlsHandshakeTimeout: .seconds(idleSeconds),
+                    firstRequestTimeout: firstRequestTimeout
                 )
             },
             logger: logger

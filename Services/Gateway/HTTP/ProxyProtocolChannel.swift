@@ -7,7 +7,8 @@ import NIOSSL
 /// The HTTP listener's child channel: the connection guard (`SourceConnectionGuard`), a PROXY header reader on
 /// connections from a trusted proxy (`HTTPProxyHeaderHandler`), then the base channel: HTTP/1.1, or TLS with
 /// HTTP/2 or HTTP/1.1 (`HTTP2UpgradeChannel`), so the PROXY header is read before the TLS handshake, which must
-/// finish within `tlsHandshakeTimeout` (`TLSHandshakeTimeout`).
+/// finish within `tlsHandshakeTimeout` (`TLSHandshakeTimeout`); the first request bytes must come within
+/// `firstRequestTimeout` of the accept (`FirstRequestTimeout`).
 struct ProxyProtocolChannel<Base: ServerChildChannel>: ServerChildChannel {
     typealias Value = Base.Value
 
@@ -17,6 +18,8 @@ struct ProxyProtocolChannel<Base: ServerChildChannel>: ServerChildChannel {
     let clients: ProxiedClients
     /// When the base channel speaks TLS (its set-up adds a `NIOSSLServerHandler`): how long the handshake may take.
     var tlsHandshakeTimeout: TimeAmount?
+    /// How long a new connection may take to send its first request bytes (`FirstRequestTimeout`).
+    var firstRequestTimeout: TimeAmount
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         channel.eventLoop.makeCompletedFuture {
@@ -26,15 +29,17 @@ struct ProxyProtocolChannel<Base: ServerChildChannel>: ServerChildChannel {
                     HTTPProxyHeaderHandler(limiter: limiter, clients: clients)
                 )
             }
+            if tlsHandshakeTimeout == nil {
+                try channel.pipeline.syncOperations.addHandler(FirstRequestTimeout(timeout: firstRequestTimeout))
+            }
         }.flatMap {
             base.setup(channel: channel, logger: logger)
         }.flatMapThrowing { value in
             if let tlsHandshakeTimeout {
                 let pipeline = channel.pipeline.syncOperations
-                try pipeline.addHandler(
-                    TLSHandshakeTimeout(timeout: tlsHandshakeTimeout),
-                    position: .after(try pipeline.handler(type: NIOSSLServerHandler.self))
-                )
+                let tls = try pipeline.handler(type: NIOSSLServerHandler.self)
+                try pipeline.addHandler(TLSHandshakeTimeout(timeout: tlsHandshakeTimeout), position: .after(tls))
+                try pipeline.addHandler(FirstRequestTimeout(timeout: firstRequestTimeout), position: .after(tls))
             }
             return value
         }

@@ -3,22 +3,42 @@ import NIOCore
 import Synchronization
 
 /// Counts the HTTP listener's open connections, in all and per source (an IPv4 address or an IPv6 /64; a trusted
-/// proxy's connections count only in all, and against the client a PROXY header on them names), and refuses those
-/// over a limit: they are closed at once.
+/// proxy's connections count only in all, and against the client a PROXY header on them names), and per IPv6 /48
+/// (all its /64s together), and refuses those over a limit: they are closed at once.
 final class SourceConnectionLimiter: Sendable {
     private struct Counts {
         var total = 0
         var bySource: [String: Int] = [:]
+        var byNetwork: [String: Int] = [:]
+
+        /// Whether `source` (and its /48) can take one more connection.
+        func hasRoom(_ source: String, perSource: Int, perNetwork: Int) -> Bool {
+            guard bySource[source, default: 0] < perSource else { return false }
+            guard let network = SourceConnectionLimiter.network(ofSource: source) else { return true }
+            return byNetwork[network, default: 0] < perNetwork
+        }
+
+        mutating func add(_ source: String) {
+            bySource[source, default: 0] += 1
+            if let network = SourceConnectionLimiter.network(ofSource: source) { byNetwork[network, default: 0] += 1 }
+        }
     }
 
     private let counts = Mutex(Counts())
     let connectionsMax: Int
     let connectionsPerSourceMax: Int
+    let connectionsPerNetworkMax: Int
     let trustedProxies: TrustedProxies
 
-    init(connectionsMax: Int, connectionsPerSourceMax: Int, trustedProxies: TrustedProxies) {
+    init(
+        connectionsMax: Int,
+        connectionsPerSourceMax: Int,
+        connectionsPerNetworkMax: Int = .max,
+        trustedProxies: TrustedProxies
+    ) {
         self.connectionsMax = connectionsMax
         self.connectionsPerSourceMax = connectionsPerSourceMax
+        self.connectionsPerNetworkMax = connectionsPerNetworkMax
         self.trustedProxies = trustedProxies
     }
 
@@ -28,8 +48,9 @@ final class SourceConnectionLimiter: Sendable {
         return counts.withLock { counts -> String?? in
             guard counts.total < connectionsMax else { return .none }
             if let source {
-                guard counts.bySource[source, default: 0] < connectionsPerSourceMax else { return .none }
-                counts.bySource[source, default: 0] += 1
+                guard counts.hasRoom(source, perSource: connectionsPerSourceMax, perNetwork: connectionsPerNetworkMax)
+                else { return .none }
+                counts.add(source)
             }
             counts.total += 1
             return .some(source)
@@ -42,8 +63,9 @@ final class SourceConnectionLimiter: Sendable {
     func admitBehindProxy(_ client: SocketAddress) -> String?? {
         guard !trustedProxies.contains(client), let source = Self.source(of: client) else { return .some(nil) }
         return counts.withLock { counts -> String?? in
-            guard counts.bySource[source, default: 0] < connectionsPerSourceMax else { return .none }
-            counts.bySource[source, default: 0] += 1
+            guard counts.hasRoom(source, perSource: connectionsPerSourceMax, perNetwork: connectionsPerNetworkMax)
+            else { return .none }
+            counts.add(source)
             return .some(source)
         }
     }
@@ -65,6 +87,12 @@ final class SourceConnectionLimiter: Sendable {
         }
     }
 
+    /// The /48 an IPv6 source key (`source(of:)`, ending in `::/64`) belongs to; nil for an IPv4 source.
+    static func network(ofSource source: String) -> String? {
+        guard source.hasSuffix("::/64") else { return nil }
+        return source.split(separator: ":").prefix(6).joined(separator: ":") + "::/48"
+    }
+
     func release(_ source: String?) {
         counts.withLock { counts in
             counts.total -= 1
@@ -81,6 +109,10 @@ final class SourceConnectionLimiter: Sendable {
     private static func release(_ source: String, in counts: inout Counts) {
         let left = counts.bySource[source, default: 1] - 1
         counts.bySource[source] = left > 0 ? left : nil
+        if let network = network(ofSource: source) {
+            let left = counts.byNetwork[network, default: 1] - 1
+            counts.byNetwork[network] = left > 0 ? left : nil
+        }
     }
 }
 
