@@ -69,6 +69,8 @@ struct ServiceTests {
             { $0.batchSize = 0 }, { $0.batchSize = 1001 }, { $0.pagesPerSweep = 0 }, { $0.guestTTL = .zero },
             { $0.sweepInterval = .zero }, { $0.recordRetention = .seconds(-1) }, { $0.replicaID = "" },
             { $0.pseudonymKey = [1, 2, 3] }, { $0.claimLifetime = .zero },
+            // Shorter than identity's activity-recording interval: a guest in use could look idle.
+            { $0.guestTTL = .seconds(599) },
         ]
         for adjust in cases {
             var bad = configuration
@@ -81,6 +83,12 @@ struct ServiceTests {
                 )
             }
         }
+        var benchmark = configuration
+        benchmark.guestTTL = .seconds(1)
+        benchmark.allowsShortGuestTTL = true
+        #expect(throws: Never.self) { try benchmark.validate() }
+        configuration.guestTTL = .seconds(600)
+        #expect(throws: Never.self) { try configuration.validate() }
         configuration.pseudonymKey = try CleanupConfiguration.pseudonymKey(base64URL: String(repeating: "A", count: 43))
         #expect(configuration.pseudonymKey?.count == 32)
         #expect(throws: CleanupConfigurationError.invalidSetting) {

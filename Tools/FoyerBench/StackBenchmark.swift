@@ -88,6 +88,7 @@ struct StackBenchmark {
         configuration.gatewayServesHTTP = true
         configuration.environment[.cleanup] = [
             "FOYER_CLEANUP_TTL_SECONDS": "1",
+            "FOYER_CLEANUP_ALLOW_SHORT_TTL": "1",
             "FOYER_CLEANUP_INTERVAL_SECONDS": "86400",
             "FOYER_CLEANUP_BATCH_SIZE": "1000",
             "FOYER_CLEANUP_PAGES_PER_SWEEP": "200",

@@ -27,6 +27,11 @@ struct CleanupCommand: AsyncParsableCommand {
             "The guest TTL in seconds instead of days, for trials and benchmarks; wins over --ttl-days. (env: FOYER_CLEANUP_TTL_SECONDS)"
     )
     var ttlSeconds: Int?
+    @Flag(
+        help:
+            "Allows a guest TTL under 10 minutes, identity's activity-recording interval, which could delete guests in use: for benchmarks only. (env: FOYER_CLEANUP_ALLOW_SHORT_TTL)"
+    )
+    var allowShortTtl = false
     @Option(help: "Seconds between sweeps. (env: FOYER_CLEANUP_INTERVAL_SECONDS; default: 60)")
     var intervalSeconds: Int?
     @Option(
@@ -107,6 +112,7 @@ struct CleanupCommand: AsyncParsableCommand {
         if let ttl = try seconds(ttlSeconds, "--ttl-seconds", "FOYER_CLEANUP_TTL_SECONDS") {
             configuration.guestTTL = ttl
         }
+        configuration.allowsShortGuestTTL = settings.isOn(allowShortTtl, "FOYER_CLEANUP_ALLOW_SHORT_TTL")
         configuration.sweepInterval =
             try seconds(intervalSeconds, "--interval-seconds", "FOYER_CLEANUP_INTERVAL_SECONDS")
             ?? configuration.sweepInterval

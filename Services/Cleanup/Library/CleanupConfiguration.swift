@@ -17,6 +17,13 @@ public struct CleanupConfiguration: Sendable {
     /// Guests whose last activity is older than this are deleted with everything they own. Inactivity, not age.
     /// Default 30 days.
     public var guestTTL: Duration = .seconds(30 * 86_400)
+    /// How stale identity lets a user's recorded activity be (its `activityRecordInterval`, 10 minutes): a guest in
+    /// use may look idle for that long, so a shorter `guestTTL` could delete guests being used, and `validate`
+    /// refuses one.
+    public static let identityActivityRecordInterval: Duration = .seconds(600)
+    /// Allows a `guestTTL` shorter than `identityActivityRecordInterval`, for benchmarks and trials that want every
+    /// guest gone at once (`--allow-short-ttl`). Default false.
+    public var allowsShortGuestTTL = false
     /// Time between the end of one sweep and the start of the next. Default 60 seconds.
     public var sweepInterval: Duration = .seconds(60)
     /// Accounts left in `merging` or `deleting` longer than this are finished by the sweep. It must be longer than
@@ -88,6 +95,11 @@ public struct CleanupConfiguration: Sendable {
             guard condition else { throw CleanupConfigurationError.invalidSetting(message()) }
         }
         try require(guestTTL > .zero, "the guest TTL must be positive")
+        try require(
+            allowsShortGuestTTL || guestTTL >= Self.identityActivityRecordInterval,
+            "the guest TTL must be at least 10 minutes, identity's activity-recording interval: a shorter one could "
+                + "delete guests in use (--allow-short-ttl for benchmarks)"
+        )
         try require(sweepInterval > .zero, "the sweep interval must be positive")
         try require(recoveryGrace >= .zero, "the recovery grace must not be negative")
         try require((1...1000).contains(batchSize), "the batch size must be 1–1000, not \(batchSize)")

@@ -120,6 +120,13 @@ struct GatewayCommand: AsyncParsableCommand {
             """
     )
     var adminHost: String?
+    @Flag(
+        help: """
+            Lets the admin listener bind an address that is not loopback, although it speaks plain HTTP: only behind \
+            a private network or a TLS-terminating proxy. (env: FOYER_ADMIN_INSECURE=1)
+            """
+    )
+    var adminInsecure = false
     @Option(
         help: """
             Checks of admin keys not recently seen, per client address per minute (also the burst): a bound on \
@@ -216,8 +223,16 @@ struct GatewayCommand: AsyncParsableCommand {
         if let port = try settings.value(adminPort, .int("--admin-port", "FOYER_ADMIN_PORT", in: 0...65535)) {
             var admin = AdminHTTPConfiguration()
             admin.port = port
-            admin.firstRequestTimeoutSeconds = try firstRequestTimeout(settings) ?? admin.firstRequestTimeoutSeconds
             admin.host = try settings.value(adminHost, .text("--admin-host", "FOYER_ADMIN_HOST")) ?? admin.host
+            guard AdminHTTPConfiguration.isLoopback(admin.host) || settings.isOn(adminInsecure, "FOYER_ADMIN_INSECURE")
+            else {
+                throw ValidationError(
+                    "--admin-host \(admin.host) is not a loopback address and the admin listener speaks plain HTTP: "
+                        + "bind it to loopback, or pass --admin-insecure (FOYER_ADMIN_INSECURE=1) if a private "
+                        + "network or a TLS-terminating proxy protects it"
+                )
+            }
+            admin.firstRequestTimeoutSeconds = try firstRequestTimeout(settings) ?? admin.firstRequestTimeoutSeconds
             services.append(AdminHTTPServer(gateway: gateway, configuration: admin, logger: startup.logger))
             startup.logger.info(
                 "serving the admin API",

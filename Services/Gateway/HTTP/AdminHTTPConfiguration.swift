@@ -28,4 +28,12 @@ public struct AdminHTTPConfiguration: Sendable {
     public var firstRequestTimeoutSeconds: Int64 = 10
 
     public init() {}
+
+    /// Whether `host` is a loopback address (127.0.0.0/8, ::1, localhost): the only kind the gateway binds the admin
+    /// listener to without `--admin-insecure`, since it speaks plain HTTP.
+    public static func isLoopback(_ host: String) -> Bool {
+        if host == "localhost" || host == "::1" { return true }
+        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
+    }
 }

@@ -6,7 +6,9 @@ import FoyerServiceKit
 /// Where identity delivers its events (Standard Webhooks), each setting also from the environment variable its help
 /// names. Without endpoints, no event is written.
 struct WebhookOptions: ParsableArguments {
+    // Named explicitly: swift-argument-parser would spell the property's name `--webhook-ur-ls`.
     @Option(
+        name: .customLong("webhook-urls"),
         help: """
             Webhook endpoints that receive identity's events (user.created, user.linked, user.merged, user.deleted, \
             plan.changed), comma-separated, 1-4: https, or http to a loopback host. Needs --webhook-secret-file. \

@@ -1,0 +1,75 @@
+import Foundation
+import FoyerStackProcesses
+import Testing
+
+/// The built executables refuse, at start, settings that would expose or break something: an admin listener on a
+/// public address in plain HTTP, a guest TTL shorter than identity's activity-recording interval; and they parse
+/// their flags under the names the docs give.
+@Suite("Executables refuse unsafe settings at start")
+struct StartupRefusalTests {
+    struct Outcome {
+        let status: Int32
+        let output: String
+    }
+
+    /// Runs `executable` with `arguments` and no `FOYER_` variable but a fresh data directory and port 0; returns
+    /// its exit status and everything it printed.
+    private func run(_ executable: String, _ arguments: [String]) throws -> Outcome {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "foyer-start-\(UUID().uuidString)"
+        )
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let process = Process()
+        process.executableURL = try StackProcesses.locateExecutables().appendingPathComponent(executable)
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("FOYER_") }
+        environment["FOYER_DATA_DIR"] = directory.path
+        environment["FOYER_HOST"] = "127.0.0.1"
+        environment["FOYER_PORT"] = "0"
+        process.environment = environment
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Outcome(status: process.terminationStatus, output: String(decoding: output, as: UTF8.self))
+    }
+
+    @Test("The gateway refuses a non-loopback --admin-host unless --admin-insecure is given")
+    func adminHostMustBeLoopback() throws {
+        let refused = try run("gateway", ["--admin-port", "0", "--admin-host", "0.0.0.0"])
+        #expect(refused.status != 0)
+        #expect(refused.output.contains("is not a loopback address"), "\(refused.output)")
+        // With the flag it gets past the check, and stops only at the invalid setting read right after it.
+        let allowed = try run(
+            "gateway",
+            [
+                "--admin-port", "0", "--admin-host", "0.0.0.0", "--admin-insecure", "--first-request-timeout-seconds",
+                "0",
+            ]
+        )
+        #expect(allowed.status != 0)
+        #expect(!allowed.output.contains("is not a loopback address"), "\(allowed.output)")
+        #expect(allowed.output.contains("--first-request-timeout-seconds"), "\(allowed.output)")
+    }
+
+    @Test("cleanup refuses a guest TTL under identity's 10-minute activity-recording interval")
+    func shortTTLRefused() throws {
+        let refused = try run("cleanup", ["--ttl-seconds", "599"])
+        #expect(refused.status != 0)
+        #expect(refused.output.contains("the guest TTL must be at least 10 minutes"), "\(refused.output)")
+    }
+
+    @Test("identity's webhook endpoints are --webhook-urls, the documented name")
+    func webhookURLsFlag() throws {
+        let help = try run("identity", ["--help"])
+        #expect(help.output.contains("--webhook-urls <webhook-urls>"), "\(help.output)")
+        #expect(!help.output.contains("ur-ls"))
+        // Parsed under that name: the start gets to the check that it needs a secret file.
+        let parsed = try run("identity", ["--webhook-urls", "https://app.example/events"])
+        #expect(parsed.status != 0)
+        #expect(parsed.output.contains("--webhook-urls needs --webhook-secret-file"), "\(parsed.output)")
+    }
+}
