@@ -69,7 +69,7 @@ extension IdentityCore {
             }
             return (record, email, permit)
         }
-        try await database.transaction { sql in
+        let claim = try await database.transaction { sql in
             try await self.throttle.claimAttempt(sql, email: email, source: source, now: now)
         }
         // Longer than any password the policy accepts: it cannot match; refused before hashing, as at sign-in.
@@ -78,7 +78,7 @@ extension IdentityCore {
             fits ? try await hasher.verify(currentPassword, against: record.passwordHash, permit: permit) : false
         guard matches else {
             logger.info("account change refused: wrong current password", metadata: ["user.uid": "\(uid)"])
-            throw IdentityError.invalidCredentials()
+            throw claim.wrongPassword(IdentityError.invalidCredentials())
         }
         try await database.transaction { sql in
             try await self.throttle.succeeded(sql, email: email, source: source)
