@@ -46,6 +46,14 @@ struct HTTPEdgeTLSTests {
             #expect(jwks.json?["keys"]?.array?.isEmpty == false)
             let discovery = try await curl.send(version, "GET", edge + "/.well-known/openid-configuration")
             #expect(discovery.json?["jwks_uri"]?.string == edge + "/.well-known/jwks.json")
+            // The client's Host (or :authority) does not choose where verifiers fetch the keys.
+            let spoofed = try await curl.send(
+                version,
+                "GET",
+                edge + "/.well-known/openid-configuration",
+                headers: ["Host": "keys.attacker.example"]
+            )
+            #expect(spoofed.json?["jwks_uri"]?.string == edge + "/.well-known/jwks.json")
         }
     }
 

@@ -80,7 +80,7 @@ struct GatewayCommand: AsyncParsableCommand {
     @Option(
         help: """
             The HTTP API's public base address (https://api.example), for the jwks_uri of \
-            /.well-known/openid-configuration. (env: FOYER_PUBLIC_URL; default: none, taken from the request's Host)
+            /.well-known/openid-configuration. (env: FOYER_PUBLIC_URL; default: none, the address the client connected to)
             """
     )
     var publicURL: String?

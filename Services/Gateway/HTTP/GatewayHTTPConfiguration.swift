@@ -11,8 +11,8 @@ public struct GatewayHTTPConfiguration: Sendable {
     public var port: Int = 0
     /// Exact origins (`https://app.example`) whose browsers may call the API; empty (the default): no CORS headers.
     public var corsOrigins: Set<String> = []
-    /// The public base address of this listener (`https://api.example`), for `jwks_uri`; nil: taken from the
-    /// request's `Host`.
+    /// The public base address of this listener (`https://api.example`), for `jwks_uri`; nil: the listener's own
+    /// address on the client's connection (never the request's `Host`).
     public var publicURL: String?
     /// Where `/openapi.yaml` is read from; nil: that path answers 404.
     public var openAPIPath: String?

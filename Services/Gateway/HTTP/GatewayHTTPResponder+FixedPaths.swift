@@ -38,7 +38,7 @@ extension GatewayHTTPResponder {
             response.headers[.cacheControl] = "public, max-age=\(configuration.jwksMaxAgeSeconds)"
             return response
         case "/.well-known/openid-configuration":
-            return Self.jsonResponse(openIDConfiguration(request), status: 200)
+            return Self.jsonResponse(openIDConfiguration(context), status: 200)
         case "/healthz":
             return Self.jsonResponse(["status": "serving"], status: 200)
         case "/readyz":
@@ -71,13 +71,16 @@ extension GatewayHTTPResponder {
         return Self.jsonResponse(["status": "ready"], status: 200)
     }
 
-    private func openIDConfiguration(_ request: Request) -> JSONValue {
+    /// The discovery document. Its `jwks_uri` comes from `publicURL`, else from the address the client connected
+    /// to (this listener's own), never from the request's `Host`, which the client chooses: a discovery document
+    /// fetched through a cache or proxy must not point verifiers at a key set of the client's choosing.
+    private func openIDConfiguration(_ context: GatewayHTTPContext) -> JSONValue {
         let base: String
         if let publicURL = configuration.publicURL {
             base = publicURL.hasSuffix("/") ? String(publicURL.dropLast()) : publicURL
         } else {
             let scheme = configuration.tls == nil ? "http://" : "https://"
-            base = scheme + (request.head.authority ?? "\(configuration.host):\(configuration.port)")
+            base = scheme + Self.authority(context.localAddress, orElse: "\(configuration.host):\(configuration.port)")
         }
         return [
             "issuer": .string(gateway.configuration.issuer),
@@ -86,6 +89,13 @@ extension GatewayHTTPResponder {
             "subject_types_supported": ["public"],
             "response_types_supported": ["token"],
         ]
+    }
+
+    /// `host:port` of a socket address (`[v6]:port` for IPv6), or `fallback` for one without an IP address.
+    static func authority(_ address: SocketAddress?, orElse fallback: String) -> String {
+        guard let address, let ip = address.ipAddress, let port = address.port else { return fallback }
+        if case .v6 = address { return "[\(ip)]:\(port)" }
+        return "\(ip):\(port)"
     }
 
     /// A file the gateway was told to serve, as read when the listener was set up; 404 when none was configured or
