@@ -536,6 +536,7 @@ let package = Package(
             dependencies: storeService + [
                 "FoyerClient", "FoyerGateway", "FoyerIdentity", "FoyerGuestQuota", "FoyerUserData", "FoyerCleanup",
                 "FoyerTestSupport", "FoyerServiceKit", "FoyerGatewayHTTP", "FoyerJSON", serviceLifecycle, nioPosix,
+                .product(name: "NIOEmbedded", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),

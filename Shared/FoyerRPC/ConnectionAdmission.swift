@@ -1,4 +1,4 @@
-import NIOCore
+public import NIOCore
 
 #if canImport(Darwin)
 import Darwin
@@ -16,9 +16,14 @@ import Musl
 /// its /48 (`maxConnectionsPerNetwork`), since one site commonly holds a /48 and could otherwise spread over its
 /// /64s. A connection whose source is not known yet (from a trusted proxy, before its PROXY header) counts only in
 /// the total until `move(_:to:)` names it.
-struct ConnectionAdmission: Sendable {
+///
+/// When the server is full, a newcomer from a known source whose own count is at least two below the heaviest
+/// source's takes the place of that source's oldest connection, which the caller closes: a few hosts holding every
+/// connection cannot keep everyone else out. The oldest rather than the idlest, so that no per-frame bookkeeping is
+/// needed; a host that opened the most connections first loses them first.
+public struct ConnectionAdmission: Sendable {
     /// Why a connection was refused.
-    enum Refusal: Error, Equatable, Sendable {
+    public enum Refusal: Error, Equatable, Sendable {
         /// The server holds `maxConnections` connections.
         case serverFull
         /// The source holds `maxConnectionsPerSource` connections, or its IPv6 /48 `maxConnectionsPerNetwork` (the
@@ -27,8 +32,16 @@ struct ConnectionAdmission: Sendable {
     }
 
     /// An admitted connection, to hand back on `release`.
-    struct Ticket: Hashable, Sendable {
+    public struct Ticket: Hashable, Sendable, Comparable {
         fileprivate let number: UInt64
+
+        public static func < (lhs: Ticket, rhs: Ticket) -> Bool { lhs.number < rhs.number }
+    }
+
+    /// A connection admitted, and the one it displaced (already released here; the caller closes it), if any.
+    public struct Admission: Equatable, Sendable {
+        public let ticket: Ticket
+        public let evicted: Ticket?
     }
 
     let maxConnections: Int
@@ -41,7 +54,7 @@ struct ConnectionAdmission: Sendable {
     private(set) var perNetwork: [IPNetwork: Int] = [:]
     private var nextTicket: UInt64 = 0
 
-    init(maxConnections: Int, maxConnectionsPerSource: Int, maxConnectionsPerNetwork: Int = .max) {
+    public init(maxConnections: Int, maxConnectionsPerSource: Int, maxConnectionsPerNetwork: Int = .max) {
         self.maxConnections = maxConnections
         self.maxConnectionsPerSource = maxConnectionsPerSource
         self.maxConnectionsPerNetwork = maxConnectionsPerNetwork
@@ -62,12 +75,18 @@ struct ConnectionAdmission: Sendable {
     }
 
     /// Connections held, in all.
-    var count: Int { admitted.count }
+    public var count: Int { admitted.count }
 
-    /// Admits a connection from `source` (`nil`: not known yet, or not an IP address), or says why not.
-    mutating func admit(source: IPNetwork?) -> Result<Ticket, Refusal> {
-        guard admitted.count < maxConnections else { return .failure(.serverFull) }
+    /// Admits a connection from `source` (`nil`: not known yet, or not an IP address), evicting another when the
+    /// server is full and the heaviest source holds at least two more than `source`; or says why not.
+    mutating func admit(source: IPNetwork?) -> Result<Admission, Refusal> {
         if let source, let refusal = fullness(of: source) { return .failure(refusal) }
+        var evicted: Ticket?
+        if admitted.count >= maxConnections {
+            guard let source, let victim = victim(for: source) else { return .failure(.serverFull) }
+            release(victim)
+            evicted = victim
+        }
         nextTicket &+= 1
         let ticket = Ticket(number: nextTicket)
         admitted.insert(ticket)
@@ -75,12 +94,20 @@ struct ConnectionAdmission: Sendable {
             sources[ticket] = source
             increment(source)
         }
-        return .success(ticket)
+        return .success(Admission(ticket: ticket, evicted: evicted))
+    }
+
+    /// The oldest connection of the source holding the most, if it holds at least two more than `newcomer`.
+    private func victim(for newcomer: IPNetwork) -> Ticket? {
+        guard let (heaviest, held) = perSource.max(by: { $0.value < $1.value }),
+            held >= perSource[newcomer, default: 0] + 2
+        else { return nil }
+        return sources.filter { $0.value == heaviest }.keys.min()
     }
 
     /// Counts an admitted connection against `source` from now on (the client a PROXY header names). `false`, and
     /// nothing changed, if that source is full: the caller closes the connection and releases its ticket.
-    mutating func move(_ ticket: Ticket, to source: IPNetwork) -> Bool {
+    public mutating func move(_ ticket: Ticket, to source: IPNetwork) -> Bool {
         guard admitted.contains(ticket) else { return false }
         let current = sources[ticket]
         if current == source { return true }
@@ -92,7 +119,7 @@ struct ConnectionAdmission: Sendable {
     }
 
     /// The connection has closed: its place is free again. Releasing twice does nothing.
-    mutating func release(_ ticket: Ticket) {
+    public mutating func release(_ ticket: Ticket) {
         guard admitted.remove(ticket) != nil else { return }
         if let source = sources.removeValue(forKey: ticket) { decrement(source) }
     }
@@ -115,7 +142,7 @@ extension IPNetwork {
 
     /// The source a connection from `address` counts against: an IPv4 address (IPv4-mapped IPv6 included) as a
     /// /32, an IPv6 address as its /64; `nil` for anything else (a Unix socket).
-    static func connectionSource(of address: SocketAddress?) -> IPNetwork? {
+    public static func connectionSource(of address: SocketAddress?) -> IPNetwork? {
         switch address {
         case .v4(let v4):
             let bytes = withUnsafeBytes(of: v4.address.sin_addr) { Array($0) }

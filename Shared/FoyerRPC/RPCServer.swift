@@ -140,20 +140,15 @@ public final class RPCServer: Service, Sendable {
         let configuration = core.configuration
         let fromTrustedProxy = configuration.trustedProxies.contains(channel.remoteAddress)
         var proxiedSource: ProxiedSource?
-        var refusal: ConnectionAdmission.Refusal?
-        switch core.admit(channel, fromTrustedProxy: fromTrustedProxy) {
-        case .success(let ticket) where fromTrustedProxy:
+        let refusal = core.admit(channel, fromTrustedProxy: fromTrustedProxy)
+        if refusal == nil, fromTrustedProxy {
             let source = ProxiedSource()
             let proxy = channel.remoteAddress
             let handler = ProxyHeaderHandler(source: source) { client in
-                core.admitProxiedClient(ticket, address: client, proxy: proxy)
+                core.admitProxiedClient(channel, address: client, proxy: proxy)
             }
             try channel.pipeline.syncOperations.addHandler(handler)
             proxiedSource = source
-        case .success:
-            break
-        case .failure(let refused):
-            refusal = refused
         }
         if refusal == nil, let tls = configuration.tls {
             try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls.current))

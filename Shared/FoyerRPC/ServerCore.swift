@@ -13,7 +13,7 @@ final class ServerCore: Sendable {
     let requestPermits: AsyncSemaphore
     let logger: Logger
     /// Connections held, in all and per source, from the TCP accept until the close.
-    let admission: NIOLockedValueBox<ConnectionAdmission>
+    let connections: ConnectionTable
     let connectionRefusals: WarningRateLimiter
     let handshakeRefusals: WarningRateLimiter
     /// Where calls and connections are recorded.
@@ -36,8 +36,8 @@ final class ServerCore: Sendable {
             HandshakeAuthenticator(secret: $0, allowedSkew: configuration.authenticationSkew)
         }
         self.requestPermits = AsyncSemaphore(permits: configuration.maxConcurrentRequests)
-        self.admission = NIOLockedValueBox(
-            ConnectionAdmission(
+        self.connections = ConnectionTable(
+            admission: ConnectionAdmission(
                 maxConnections: configuration.maxConnections,
                 maxConnectionsPerSource: configuration.maxConnectionsPerSource,
                 maxConnectionsPerNetwork: configuration.maxConnectionsPerNetwork
@@ -65,29 +65,24 @@ final class ServerCore: Sendable {
     func markDraining() { drain.set() }
 
     /// Admits a connection just accepted, counted against the socket's peer unless that is a trusted proxy (whose
-    /// connections count against the client their PROXY header names, once it has arrived). The place is given
-    /// back when the channel closes.
-    func admit(
-        _ channel: any Channel,
-        fromTrustedProxy: Bool
-    ) -> Result<ConnectionAdmission.Ticket, ConnectionAdmission.Refusal> {
+    /// connections count against the client their PROXY header names, once it has arrived), or says why not. The
+    /// place is given back when the channel closes. When the server is full, a connection of the heaviest source
+    /// may be closed to make room (``ConnectionAdmission``).
+    func admit(_ channel: any Channel, fromTrustedProxy: Bool) -> ConnectionAdmission.Refusal? {
         let source = fromTrustedProxy ? nil : IPNetwork.connectionSource(of: channel.remoteAddress)
-        let admitted = admission.withLockedValue { $0.admit(source: source) }
-        if case .success(let ticket) = admitted {
-            openConnections.increment()
-            channel.closeFuture.whenComplete { _ in
-                self.admission.withLockedValue { $0.release(ticket) }
-                self.openConnections.decrement()
-            }
+        if let refusal = connections.admit(channel, source: source) { return refusal }
+        openConnections.increment()
+        channel.closeFuture.whenComplete { _ in
+            self.connections.release(channel)
+            self.openConnections.decrement()
         }
-        return admitted
+        return nil
     }
 
     /// Counts a proxied connection against the client its PROXY header names; `false` if that source is full.
-    func admitProxiedClient(_ ticket: ConnectionAdmission.Ticket, address: SocketAddress, proxy: SocketAddress?) -> Bool
-    {
+    func admitProxiedClient(_ channel: any Channel, address: SocketAddress, proxy: SocketAddress?) -> Bool {
         guard let source = IPNetwork.connectionSource(of: address) else { return true }
-        guard admission.withLockedValue({ $0.move(ticket, to: source) }) else {
+        guard connections.move(channel, to: source) else {
             warnRefused(.sourceFull(source), peer: address, proxy: proxy)
             return false
         }

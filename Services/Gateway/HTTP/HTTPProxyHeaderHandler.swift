@@ -22,8 +22,8 @@ final class HTTPProxyHeaderHandler: ChannelInboundHandler, RemovableChannelHandl
     private let limiter: SourceConnectionLimiter
     private let clients: ProxiedClients
     private var state = State.reading(nil)
-    /// The per-source place taken for the header's client, given back when the connection closes.
-    private var admittedSource: String?
+    /// The connection whose client is recorded in `clients`, forgotten when it closes. (Its place in the limiter is
+    /// given back by `SourceConnectionGuard`.)
     private var connection: ObjectIdentifier?
 
     init(limiter: SourceConnectionLimiter, clients: ProxiedClients) {
@@ -48,8 +48,7 @@ final class HTTPProxyHeaderHandler: ChannelInboundHandler, RemovableChannelHandl
                     return
                 }
                 if case .client(let address) = header {
-                    guard let source = limiter.admitBehindProxy(address) else { return refuse(context) }
-                    admittedSource = source
+                    guard limiter.admitBehindProxy(context.channel, client: address) else { return refuse(context) }
                     connection = ObjectIdentifier(context.channel)
                     clients.set(address, for: ObjectIdentifier(context.channel))
                 }
@@ -74,9 +73,7 @@ final class HTTPProxyHeaderHandler: ChannelInboundHandler, RemovableChannelHandl
     }
 
     private func release() {
-        if let source = admittedSource { limiter.releaseBehindProxy(source) }
         if let connection { clients.remove(connection) }
-        admittedSource = nil
         connection = nil
     }
 }

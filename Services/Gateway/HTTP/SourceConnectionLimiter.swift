@@ -1,33 +1,11 @@
 import FoyerRPC
 import NIOCore
-import Synchronization
 
-/// Counts the HTTP listener's open connections, in all and per source (an IPv4 address or an IPv6 /64; a trusted
-/// proxy's connections count only in all, and against the client a PROXY header on them names), and per IPv6 /48
-/// (all its /64s together), and refuses those over a limit: they are closed at once.
+/// The HTTP listener's connections, counted and capped as the binary listener's are (``ConnectionTable``: in all, per
+/// source, per IPv6 /48, with the heaviest source's oldest connection closed to make room when the listener is
+/// full). A trusted proxy's connections count only in all until a PROXY header names their client.
 final class SourceConnectionLimiter: Sendable {
-    private struct Counts {
-        var total = 0
-        var bySource: [String: Int] = [:]
-        var byNetwork: [String: Int] = [:]
-
-        /// Whether `source` (and its /48) can take one more connection.
-        func hasRoom(_ source: String, perSource: Int, perNetwork: Int) -> Bool {
-            guard bySource[source, default: 0] < perSource else { return false }
-            guard let network = SourceConnectionLimiter.network(ofSource: source) else { return true }
-            return byNetwork[network, default: 0] < perNetwork
-        }
-
-        mutating func add(_ source: String) {
-            bySource[source, default: 0] += 1
-            if let network = SourceConnectionLimiter.network(ofSource: source) { byNetwork[network, default: 0] += 1 }
-        }
-    }
-
-    private let counts = Mutex(Counts())
-    let connectionsMax: Int
-    let connectionsPerSourceMax: Int
-    let connectionsPerNetworkMax: Int
+    let table: ConnectionTable
     let trustedProxies: TrustedProxies
 
     init(
@@ -36,84 +14,32 @@ final class SourceConnectionLimiter: Sendable {
         connectionsPerNetworkMax: Int = .max,
         trustedProxies: TrustedProxies
     ) {
-        self.connectionsMax = connectionsMax
-        self.connectionsPerSourceMax = connectionsPerSourceMax
-        self.connectionsPerNetworkMax = connectionsPerNetworkMax
+        table = ConnectionTable(
+            admission: ConnectionAdmission(
+                maxConnections: connectionsMax,
+                maxConnectionsPerSource: connectionsPerSourceMax,
+                maxConnectionsPerNetwork: connectionsPerNetworkMax
+            )
+        )
         self.trustedProxies = trustedProxies
     }
 
-    /// Admits a connection from `peer`; returns the key to release it with, or nil when it is refused.
-    func admit(_ peer: SocketAddress?) -> String?? {
-        let source = trustedProxies.contains(peer) ? nil : Self.source(of: peer)
-        return counts.withLock { counts -> String?? in
-            guard counts.total < connectionsMax else { return .none }
-            if let source {
-                guard counts.hasRoom(source, perSource: connectionsPerSourceMax, perNetwork: connectionsPerNetworkMax)
-                else { return .none }
-                counts.add(source)
-            }
-            counts.total += 1
-            return .some(source)
-        }
+    /// Admits `channel`, counted against its peer unless that is a trusted proxy; false when it is refused.
+    func admit(_ channel: any Channel) -> Bool {
+        let peer = channel.remoteAddress
+        let source = trustedProxies.contains(peer) ? nil : IPNetwork.connectionSource(of: peer)
+        return table.admit(channel, source: source) == nil
     }
 
-    /// Counts a connection from a trusted proxy, already admitted in all, against the client its PROXY header names;
-    /// returns the key to give the place back with (`releaseBehindProxy`), or nil when that source is at its cap.
-    /// A client that is itself a trusted proxy, or has no IP address, is not counted (`.some(nil)`).
-    func admitBehindProxy(_ client: SocketAddress) -> String?? {
-        guard !trustedProxies.contains(client), let source = Self.source(of: client) else { return .some(nil) }
-        return counts.withLock { counts -> String?? in
-            guard counts.hasRoom(source, perSource: connectionsPerSourceMax, perNetwork: connectionsPerNetworkMax)
-            else { return .none }
-            counts.add(source)
-            return .some(source)
-        }
+    /// Counts `channel`, from a trusted proxy, against the client its PROXY header names; false when that source is
+    /// at its cap. A client that is itself a trusted proxy, or has no IP address, is not counted.
+    func admitBehindProxy(_ channel: any Channel, client: SocketAddress) -> Bool {
+        guard !trustedProxies.contains(client), let source = IPNetwork.connectionSource(of: client) else { return true }
+        return table.move(channel, to: source)
     }
 
-    /// The source a connection counts against, as on the binary listener: an IPv4 address (IPv4-mapped IPv6
-    /// included), an IPv6 address's /64; nil for anything else (a Unix socket).
-    static func source(of address: SocketAddress?) -> String? {
-        switch address {
-        case .v4:
-            return address?.ipAddress
-        case .v6(let v6):
-            let bytes = withUnsafeBytes(of: v6.address.sin6_addr) { Array($0) }
-            if bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xFF && bytes[11] == 0xFF {
-                return bytes[12..<16].map(String.init).joined(separator: ".")
-            }
-            return bytes[0..<8].map { String($0, radix: 16) }.joined(separator: ":") + "::/64"
-        default:
-            return nil
-        }
-    }
-
-    /// The /48 an IPv6 source key (`source(of:)`, ending in `::/64`) belongs to; nil for an IPv4 source.
-    static func network(ofSource source: String) -> String? {
-        guard source.hasSuffix("::/64") else { return nil }
-        return source.split(separator: ":").prefix(6).joined(separator: ":") + "::/48"
-    }
-
-    func release(_ source: String?) {
-        counts.withLock { counts in
-            counts.total -= 1
-            if let source { Self.release(source, in: &counts) }
-        }
-    }
-
-    /// Gives back the per-source place `admitBehindProxy` took (the connection's place in all is `release`'s).
-    func releaseBehindProxy(_ source: String?) {
-        guard let source else { return }
-        counts.withLock { Self.release(source, in: &$0) }
-    }
-
-    private static func release(_ source: String, in counts: inout Counts) {
-        let left = counts.bySource[source, default: 1] - 1
-        counts.bySource[source] = left > 0 ? left : nil
-        if let network = network(ofSource: source) {
-            let left = counts.byNetwork[network, default: 1] - 1
-            counts.byNetwork[network] = left > 0 ? left : nil
-        }
-    }
+    /// `channel` has closed: its places are free again (doing it twice does nothing).
+    func release(_ channel: any Channel) { table.release(channel) }
 }
 
 /// The channel handler that asks the limiter when a connection opens and gives its place back when it closes.
@@ -121,8 +47,7 @@ final class SourceConnectionGuard: ChannelInboundHandler, RemovableChannelHandle
     typealias InboundIn = NIOAny
 
     private let limiter: SourceConnectionLimiter
-    /// The admitted connection's source key (`.some(nil)`: admitted, counted in the total only).
-    private var admitted: String??
+    private var admitted = false
 
     init(limiter: SourceConnectionLimiter) { self.limiter = limiter }
 
@@ -131,29 +56,20 @@ final class SourceConnectionGuard: ChannelInboundHandler, RemovableChannelHandle
     }
 
     func channelActive(context: ChannelHandlerContext) {
-        if admitted == nil { admit(context) }
+        admit(context)
         context.fireChannelActive()
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        release()
+        limiter.release(context.channel)
         context.fireChannelInactive()
     }
 
-    func handlerRemoved(context: ChannelHandlerContext) { release() }
+    func handlerRemoved(context: ChannelHandlerContext) { limiter.release(context.channel) }
 
     private func admit(_ context: ChannelHandlerContext) {
-        guard admitted == nil else { return }
-        if let source = limiter.admit(context.channel.remoteAddress) {
-            admitted = .some(source)
-        } else {
-            context.close(promise: nil)
-        }
-    }
-
-    private func release() {
-        guard let source = admitted else { return }
-        admitted = nil
-        limiter.release(source)
+        guard !admitted else { return }
+        admitted = true
+        if !limiter.admit(context.channel) { context.close(promise: nil) }
     }
 }
