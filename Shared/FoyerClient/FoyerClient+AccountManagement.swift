@@ -5,23 +5,31 @@ extension FoyerClient {
     /// address gets a single-use link (valid 10 minutes by default), any other address a notice that no account
     /// uses it.
     ///
-    /// - Parameter verifier: binds the link to this client, as for email links: keep it until the link comes back
-    ///   and pass it to `completePasswordReset`. nil: the link works wherever it is opened.
-    public func startPasswordReset(email: String, verifier: EmailLinkVerifier? = nil) async throws(FoyerError) {
+    /// The link is bound to this client, as email links are: keep the returned verifier until the link comes back
+    /// and pass it to `completePasswordReset` (the server refuses a reset asked for without one, unless the
+    /// deployment accepts unbound links).
+    @discardableResult
+    public func startPasswordReset(
+        email: String,
+        verifier: EmailLinkVerifier = EmailLinkVerifier()
+    ) async throws(FoyerError) -> EmailLinkVerifier {
         _ = try await call(
             GatewayMethods.startPasswordReset,
-            PasswordResetStartRequest(email: email, verifierChallenge: verifier?.challenge)
+            PasswordResetStartRequest(email: email, verifierChallenge: verifier.challenge)
         )
+        return verifier
     }
 
     /// Sets a new password with a reset link, and adopts the fresh session it answers: every other session of the
     /// account is signed out, and access tokens issued before stop working.
     ///
-    /// - Parameter token: the token, or the whole link from the email.
+    /// - Parameters:
+    ///   - token: the token, or the whole link from the email.
+    ///   - verifier: the one `startPasswordReset` answered (nil only for a link asked for without one).
     @discardableResult
     public func completePasswordReset(
         token: String,
-        verifier: EmailLinkVerifier? = nil,
+        verifier: EmailLinkVerifier?,
         newPassword: String
     ) async throws(FoyerError) -> SessionTokens {
         let session = try await call(
@@ -68,27 +76,31 @@ extension FoyerClient {
     /// Asks to change the signed-in member's email address: a single-use link goes to `newEmail` (the same answer
     /// whether or not another account has it). Needs the current password, or a sign-in within a few minutes.
     ///
-    /// - Parameter verifier: binds the link to this client; pass it to `completeEmailChange`.
+    /// The link is bound to this client: keep the returned verifier and pass it to `completeEmailChange`.
+    @discardableResult
     public func startEmailChange(
         to newEmail: String,
         currentPassword: String?,
-        verifier: EmailLinkVerifier? = nil
-    ) async throws(FoyerError) {
+        verifier: EmailLinkVerifier = EmailLinkVerifier()
+    ) async throws(FoyerError) -> EmailLinkVerifier {
         _ = try await authorized(GatewayMethods.startEmailChange) { token in
             EmailChangeStartRequest(
                 accessToken: token,
                 currentPassword: currentPassword,
                 newEmail: newEmail,
-                verifierChallenge: verifier?.challenge
+                verifierChallenge: verifier.challenge
             )
         }
+        return verifier
     }
 
     /// Completes an email change with the link sent to the new address: the account's email (and password) moves
     /// to it, and the old address is told. `emailAlreadyInUse` if another account took the address meanwhile.
     ///
-    /// - Parameter token: the token, or the whole link from the email.
-    public func completeEmailChange(token: String, verifier: EmailLinkVerifier? = nil) async throws(FoyerError) {
+    /// - Parameters:
+    ///   - token: the token, or the whole link from the email.
+    ///   - verifier: the one `startEmailChange` answered (nil only for a link asked for without one).
+    public func completeEmailChange(token: String, verifier: EmailLinkVerifier?) async throws(FoyerError) {
         _ = try await call(
             GatewayMethods.completeEmailChange,
             CompleteEmailChangeRequest(token: EmailLinkVerifier.token(fromLink: token), verifier: verifier?.bytes)

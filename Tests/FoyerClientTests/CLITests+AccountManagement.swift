@@ -23,6 +23,7 @@ extension CLITests {
 
             let sent = try await ok(stack, "reset-password", "send", "--email", email)
             #expect(sent["sent"] as? Bool == true)
+            let resetVerifier = try #require(sent["verifier"] as? String)
             let link = try #require(try await stack.outbox(to: email, limit: 1).first).body
             let device = stack.sessionFile("reset")
             let reset = try await ok(
@@ -31,6 +32,8 @@ extension CLITests {
                 "complete",
                 "--token",
                 link,
+                "--verifier",
+                resetVerifier,
                 "--new-password",
                 "a reset passphrase",
                 session: device
@@ -76,8 +79,17 @@ extension CLITests {
                 session: device
             )
             #expect(asked["sent"] as? Bool == true)
+            let changeVerifier = try #require(asked["verifier"] as? String)
             let changeLink = try #require(try await stack.outbox(to: newEmail, limit: 1).first).body
-            let moved = try await ok(stack, "change-email", "complete", "--token", changeLink)
+            let moved = try await ok(
+                stack,
+                "change-email",
+                "complete",
+                "--token",
+                changeLink,
+                "--verifier",
+                changeVerifier
+            )
             #expect(moved["changed"] as? Bool == true)
             let me = try await ok(stack, "me", session: device)
             #expect(me["email"] as? String == newEmail)

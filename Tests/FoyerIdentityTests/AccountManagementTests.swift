@@ -17,8 +17,15 @@ extension IdentityHarness {
         ).linked()
     }
 
+    /// The verifier the harness asks for resets and email changes with, unless a test gives its own.
+    static let linkVerifier = LinkVerifier()
+
     /// Asks for a password reset of `email`; the newest message to it in the outbox.
-    func requestReset(_ email: String, challenge: [UInt8]? = nil, source: String = "") async throws -> OutboxMessage {
+    func requestReset(
+        _ email: String,
+        challenge: [UInt8]? = IdentityHarness.linkVerifier.challenge,
+        source: String = ""
+    ) async throws -> OutboxMessage {
         let before = Set(try await call(IdentityMethods.listOutbox, ListOutboxRequest(limit: 1000)).messages.map(\.id))
         try await call(
             IdentityMethods.startPasswordReset,
@@ -28,7 +35,11 @@ extension IdentityHarness {
         return try #require(outbox.messages.first { !before.contains($0.id) })
     }
 
-    func completeReset(_ token: String, verifier: [UInt8]? = nil, _ password: String) async throws -> SessionTokens {
+    func completeReset(
+        _ token: String,
+        verifier: [UInt8]? = IdentityHarness.linkVerifier.verifier,
+        _ password: String
+    ) async throws -> SessionTokens {
         try await call(
             IdentityMethods.completePasswordReset,
             CompletePasswordResetRequest(token: token, verifier: verifier, newPassword: password)
@@ -134,7 +145,11 @@ struct AccountManagementTests {
                 let limited = try await rpcError {
                     try await identity.call(
                         IdentityMethods.startPasswordReset,
-                        StartPasswordResetRequest(email: email, source: "192.0.2.8")
+                        StartPasswordResetRequest(
+                            email: email,
+                            verifierChallenge: IdentityHarness.linkVerifier.challenge,
+                            source: "192.0.2.8"
+                        )
                     )
                 }
                 #expect(limited.status == IdentityStatus.tooManyAttempts)
@@ -148,6 +163,41 @@ struct AccountManagementTests {
             }
             #expect(try await identity.count("identity_email_links", where: "email", is: "nobody@example.com") == 8)
             #expect(try await identity.count("identity_email_links", where: "email", is: "known@example.com") == 8)
+        }
+    }
+
+    @Test(
+        "Resets and email changes need a verifier challenge (unless the deployment allows unbound links)",
+        arguments: TestEngine.allCases
+    )
+    func challengeRequired(engine: TestEngine) async throws {
+        for unboundAllowed in [false, true] {
+            try await withIdentity(engine, configure: { $0.emailLink.unboundLinksAllowed = unboundAllowed }) {
+                identity in
+                let member = try await identity.member("unbound@example.com", "a fine passphrase")
+                let reset = await identity.status(
+                    IdentityMethods.startPasswordReset,
+                    StartPasswordResetRequest(email: "unbound@example.com")
+                )
+                let change = await identity.status(
+                    IdentityMethods.startEmailChange,
+                    StartEmailChangeRequest(
+                        uid: member.uid,
+                        sessionID: member.sessionID,
+                        currentPassword: nil,
+                        newEmail: "elsewhere@example.com"
+                    )
+                )
+                #expect(reset == (unboundAllowed ? nil : .invalidArgument))
+                #expect(change == (unboundAllowed ? nil : .invalidArgument))
+                if unboundAllowed {
+                    // Such a link works without a verifier, on any device.
+                    let token = try resetToken(
+                        try #require(try await identity.mails(to: "unbound@example.com", containing: "#token=").first)
+                    )
+                    _ = try await identity.completeReset(token, verifier: nil, "an unbound passphrase")
+                }
+            }
         }
     }
 
@@ -353,7 +403,8 @@ struct AccountManagementTests {
                         uid: member.uid,
                         sessionID: member.sessionID,
                         currentPassword: current,
-                        newEmail: email
+                        newEmail: email,
+                        verifierChallenge: IdentityHarness.linkVerifier.challenge
                     )
                 )
                 let message = try #require(
@@ -364,7 +415,10 @@ struct AccountManagementTests {
                 return try #require(tokenInMessage(message.body))
             }
             func complete(_ token: String) async throws {
-                try await identity.call(IdentityMethods.completeEmailChange, CompleteEmailChangeRequest(token: token))
+                try await identity.call(
+                    IdentityMethods.completeEmailChange,
+                    CompleteEmailChangeRequest(token: token, verifier: IdentityHarness.linkVerifier.verifier)
+                )
             }
             let token = try await start("New@Example.com")
             // The token is no sign-in link and no reset link.
@@ -419,7 +473,8 @@ struct AccountManagementTests {
                             uid: guest.uid,
                             sessionID: guest.sessionID,
                             currentPassword: nil,
-                            newEmail: "guest@example.com"
+                            newEmail: "guest@example.com",
+                            verifierChallenge: IdentityHarness.linkVerifier.challenge
                         )
                     )
                 } == IdentityStatus.memberRequired

@@ -101,7 +101,11 @@ struct EmailLinkLimitTests {
             try await startLink(identity, "owner@example.com", from: "198.51.100.1")
             try await identity.call(
                 IdentityMethods.startPasswordReset,
-                StartPasswordResetRequest(email: "nobody@example.com", source: "198.51.100.2")
+                StartPasswordResetRequest(
+                    email: "nobody@example.com",
+                    verifierChallenge: IdentityHarness.linkVerifier.challenge,
+                    source: "198.51.100.2"
+                )
             )
             // Now the whole budget is spent: the known address meets the very refusal the unknown one met.
             let known = try await rpcError { try await startLink(identity, "owner@example.com", from: "192.0.2.9") }

@@ -17,7 +17,8 @@ extension IdentityHarness {
                 uid: session.uid,
                 sessionID: session.sessionID,
                 currentPassword: current,
-                newEmail: newEmail
+                newEmail: newEmail,
+                verifierChallenge: IdentityHarness.linkVerifier.challenge
             )
         )
         let message = try #require(
@@ -27,7 +28,10 @@ extension IdentityHarness {
     }
 
     func completeChange(_ token: String) async throws {
-        try await call(IdentityMethods.completeEmailChange, CompleteEmailChangeRequest(token: token))
+        try await call(
+            IdentityMethods.completeEmailChange,
+            CompleteEmailChangeRequest(token: token, verifier: IdentityHarness.linkVerifier.verifier)
+        )
     }
 
     /// The messages to `recipient` whose body contains `text` (the test clock stands still, so "newest" is no order).

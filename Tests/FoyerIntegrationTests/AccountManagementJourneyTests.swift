@@ -17,15 +17,21 @@ func accountManagementJourney(_ stack: RunningStack) async throws {
         try await client.signIn(email: email, password: password)
     }
     try await stack.withClient { device async throws in
-        try await device.startPasswordReset(email: email)
+        let verifier = try await device.startPasswordReset(email: email)
         // An address no account has gets the same answer.
         try await device.startPasswordReset(email: uniqueEmail("nobody"))
         let link = try #require(try await stack.outbox(to: email).first).body
         #expect(link.contains("foyer://password-reset#token="))
-        let reset = try await device.completePasswordReset(token: link, newPassword: "a reset passphrase")
+        let reset = try await device.completePasswordReset(
+            token: link,
+            verifier: verifier,
+            newPassword: "a reset passphrase"
+        )
         #expect(reset.uid == uid && !reset.isAnonymous)
         #expect(
-            await foyerFailure { try await device.completePasswordReset(token: link, newPassword: "again!!!") }
+            await foyerFailure {
+                try await device.completePasswordReset(token: link, verifier: verifier, newPassword: "again!!!")
+            }
                 == .tokenAlreadyUsed
         )
         // Every session from before the reset is signed out: access and refresh tokens alike.
@@ -49,9 +55,9 @@ func accountManagementJourney(_ stack: RunningStack) async throws {
     let newEmail = uniqueEmail("moved")
     try await stack.withClient { client async throws in
         try await client.signIn(email: email, password: "a changed passphrase")
-        try await client.startEmailChange(to: newEmail, currentPassword: "a changed passphrase")
+        let verifier = try await client.startEmailChange(to: newEmail, currentPassword: "a changed passphrase")
         let link = try #require(try await stack.outbox(to: newEmail).first).body
-        try await client.completeEmailChange(token: link)
+        try await client.completeEmailChange(token: link, verifier: verifier)
         #expect(try await client.me().user.email == newEmail)
         #expect(try await stack.outbox(to: email).first?.subject == "Your email address was changed")
     }

@@ -28,11 +28,11 @@ struct TakeoverJourneyTests {
             // Pre-hijack: the attacker signs up the victim's address with a password of their own.
             let victimEmail = uniqueEmail("victim")
             let attackerEmail = uniqueEmail("attacker")
-            let (uid, kept) = try await stack.withClient { attacker async throws in
+            let (uid, kept, keptVerifier) = try await stack.withClient { attacker async throws in
                 try await attacker.signInAsGuest()
                 let linked = try #require(try await attacker.link(email: victimEmail, password: password).session)
-                try await attacker.startEmailChange(to: attackerEmail, currentPassword: password)
-                return (linked.uid, try #require(try await stack.outbox(to: attackerEmail).first).body)
+                let verifier = try await attacker.startEmailChange(to: attackerEmail, currentPassword: password)
+                return (linked.uid, try #require(try await stack.outbox(to: attackerEmail).first).body, verifier)
             }
             #expect(
                 try await stack.outbox(to: victimEmail).first?.subject == "Someone asked to change your email address"
@@ -42,7 +42,10 @@ struct TakeoverJourneyTests {
                 #expect(try await victim.me().user.uid == uid)
             }
             try await stack.withClient { attacker async throws in
-                #expect(await foyerFailure { try await attacker.completeEmailChange(token: kept) } == .tokenExpired)
+                #expect(
+                    await foyerFailure { try await attacker.completeEmailChange(token: kept, verifier: keptVerifier) }
+                        == .tokenExpired
+                )
             }
             try await stack.withClient { victim async throws in
                 try await Self.signInByLink(victim, stack, victimEmail)
@@ -55,14 +58,17 @@ struct TakeoverJourneyTests {
                 try await ownerDevice.signInAsGuest()
                 _ = try #require(try await ownerDevice.link(email: ownerEmail, password: password).session)
                 let thiefEmail = uniqueEmail("thief")
-                let token = try await stack.withClient { thief async throws in
+                let (token, verifier) = try await stack.withClient { thief async throws in
                     _ = try await thief.signIn(email: ownerEmail, password: password)
-                    try await thief.startEmailChange(to: thiefEmail, currentPassword: password)
-                    return try #require(try await stack.outbox(to: thiefEmail).first).body
+                    let verifier = try await thief.startEmailChange(to: thiefEmail, currentPassword: password)
+                    return (try #require(try await stack.outbox(to: thiefEmail).first).body, verifier)
                 }
                 try await ownerDevice.signOutEverywhere()
                 try await stack.withClient { thief async throws in
-                    #expect(await foyerFailure { try await thief.completeEmailChange(token: token) } == .tokenExpired)
+                    #expect(
+                        await foyerFailure { try await thief.completeEmailChange(token: token, verifier: verifier) }
+                            == .tokenExpired
+                    )
                 }
                 _ = try await ownerDevice.signIn(email: ownerEmail, password: password)
                 #expect(try await ownerDevice.me().user.email == ownerEmail)

@@ -311,8 +311,9 @@ def account_management(client, verifier, account, credential, step):
     unlinkCredential of the last credential (409), startEmailChange, completeEmailChange with a made-up token,
     signOutEverywhere; returns a session signed in afresh."""
     uid = account["uid"]
+    challenge = base64url(hashlib.sha256(secrets.token_bytes(32)).digest())
     for email in (credential["email"], f"nobody-{secrets.token_hex(6)}@example.com"):
-        started = client.call("startPasswordReset", body={"email": email})
+        started = client.call("startPasswordReset", body={"email": email, "verifierChallenge": challenge})
         expect_status(started, 202, "startPasswordReset")
     made_up = client.call(
         "completePasswordReset", body={"token": secrets.token_urlsafe(32), "newPassword": "a made-up reset"}
@@ -339,7 +340,11 @@ def account_management(client, verifier, account, credential, step):
     asked = client.call(
         "startEmailChange",
         token=changed.json["accessToken"],
-        body={"newEmail": f"moved-{secrets.token_hex(6)}@example.com", "currentPassword": credential["password"]},
+        body={
+            "newEmail": f"moved-{secrets.token_hex(6)}@example.com",
+            "currentPassword": credential["password"],
+            "verifierChallenge": challenge,
+        },
     )
     expect_status(asked, 202, "startEmailChange")
     made_up_change = client.call("completeEmailChange", body={"token": secrets.token_urlsafe(32)})

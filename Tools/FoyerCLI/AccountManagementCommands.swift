@@ -38,8 +38,9 @@ struct ResetPasswordCommand: AsyncParsableCommand {
             abstract: "Ask for a password-reset email.",
             discussion: """
                 The answer is the same whether an account has the address: an account's address gets a single-use \
-                link, any other address a notice that no account uses it. The link works wherever it is opened.
-                Output: {"sent": true, "email"}.
+                link, any other address a notice that no account uses it. The link works only with the verifier \
+                printed here: give it to `reset-password complete --verifier`.
+                Output: {"sent": true, "email", "verifier"}.
                 """
         )
 
@@ -50,8 +51,8 @@ struct ResetPasswordCommand: AsyncParsableCommand {
 
         func execute() async throws(FoyerError) -> JSONValue {
             try await CommandContext.run(global) { (context) async throws(FoyerError) in
-                try await context.client.startPasswordReset(email: email)
-                return .object([("sent", .bool(true)), ("email", .string(email))])
+                let verifier = try await context.client.startPasswordReset(email: email)
+                return .object([("sent", .bool(true)), ("email", .string(email)), ("verifier", .string(verifier.text))])
             }
         }
     }
@@ -72,6 +73,9 @@ struct ResetPasswordCommand: AsyncParsableCommand {
         @Option(parsing: .unconditional, help: "The token from the email (or the whole link).")
         var token: String
 
+        @Option(parsing: .unconditional, help: "The verifier `reset-password send` printed.")
+        var verifier: String
+
         @Option(parsing: .unconditional, help: "The new password (prefer --new-password-file).")
         var newPassword: String?
 
@@ -81,8 +85,15 @@ struct ResetPasswordCommand: AsyncParsableCommand {
         func execute() async throws(FoyerError) -> JSONValue {
             let password = try PasswordArgument(text: newPassword, file: newPasswordFile, name: "new-password")
                 .required()
+            let verifier = try EmailLinkVerifier(text: verifier)
             return try await CommandContext.run(global) { (context) async throws(FoyerError) in
-                Render.session(try await context.client.completePasswordReset(token: token, newPassword: password))
+                Render.session(
+                    try await context.client.completePasswordReset(
+                        token: token,
+                        verifier: verifier,
+                        newPassword: password
+                    )
+                )
             }
         }
     }
@@ -194,8 +205,9 @@ struct ChangeEmailCommand: AsyncParsableCommand {
             discussion: """
                 Needs the current password, or a session that signed in within the last few minutes \
                 (recent-sign-in-required otherwise). The answer is the same whether or not another account has \
-                the address; completing the change then fails with email-already-in-use.
-                Output: {"sent": true, "newEmail"}.
+                the address; completing the change then fails with email-already-in-use. The link works only with \
+                the verifier printed here, and only while this session is signed in.
+                Output: {"sent": true, "newEmail", "verifier"}.
                 """
         )
 
@@ -218,8 +230,10 @@ struct ChangeEmailCommand: AsyncParsableCommand {
             ).optional()
             return try await CommandContext.run(global) { (context) async throws(FoyerError) in
                 _ = try context.requireSession()
-                try await context.client.startEmailChange(to: newEmail, currentPassword: current)
-                return .object([("sent", .bool(true)), ("newEmail", .string(newEmail))])
+                let verifier = try await context.client.startEmailChange(to: newEmail, currentPassword: current)
+                return .object([
+                    ("sent", .bool(true)), ("newEmail", .string(newEmail)), ("verifier", .string(verifier.text)),
+                ])
             }
         }
     }
@@ -239,9 +253,13 @@ struct ChangeEmailCommand: AsyncParsableCommand {
         @Option(parsing: .unconditional, help: "The token from the email (or the whole link).")
         var token: String
 
+        @Option(parsing: .unconditional, help: "The verifier `change-email send` printed.")
+        var verifier: String
+
         func execute() async throws(FoyerError) -> JSONValue {
-            try await CommandContext.run(global) { (context) async throws(FoyerError) in
-                try await context.client.completeEmailChange(token: token)
+            let verifier = try EmailLinkVerifier(text: verifier)
+            return try await CommandContext.run(global) { (context) async throws(FoyerError) in
+                try await context.client.completeEmailChange(token: token, verifier: verifier)
                 return .object([("changed", .bool(true))])
             }
         }

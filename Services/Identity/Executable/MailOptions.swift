@@ -22,6 +22,14 @@ struct MailOptions: ParsableArguments {
     )
     var localMode = false
 
+    @Flag(
+        help: """
+            Accept password resets and email changes asked for without a verifier challenge (their links then work \
+            on any device), for apps released before it was required. (env: FOYER_ALLOW_UNBOUND_EMAIL_LINKS=1)
+            """
+    )
+    var allowUnboundEmailLinks = false
+
     @Option(help: "Sender of the emails, `Name <address>`. (env: FOYER_MAIL_FROM; default: Foyer <no-reply@localhost>)")
     var mailFrom: String?
 
@@ -74,6 +82,10 @@ struct MailOptions: ParsableArguments {
     func apply(to configuration: inout IdentityConfiguration) throws {
         let settings = SettingsReader()
         configuration.localMode = settings.isOn(localMode, "FOYER_LOCAL_MODE")
+        configuration.emailLink.unboundLinksAllowed = settings.isOn(
+            allowUnboundEmailLinks,
+            "FOYER_ALLOW_UNBOUND_EMAIL_LINKS"
+        )
         configuration.emailLink.sender =
             try settings.value(mailFrom, .text("--mail-from", "FOYER_MAIL_FROM")) ?? configuration.emailLink.sender
         let choice = try settings.value(mailer, .text("--mailer", "FOYER_MAILER")) ?? "none"

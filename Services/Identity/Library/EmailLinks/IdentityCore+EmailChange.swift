@@ -8,7 +8,7 @@ import SQLKit
 extension IdentityCore {
     /// `startEmailChange`: once the member proved it is them (`proveMember`: the current password, or a recent
     /// sign-in), mails a single-use link (a token of kind `email-change` in `identity_email_links`, with the new
-    /// address, the uid, the asking session and the optional verifier challenge) to the new address, and tells the
+    /// address, the uid, the asking session and the verifier challenge, `requireVerifierChallenge`) to the new address, and tells the
     /// current address that a change was asked for, before anything changes. The answer is the same whether or not
     /// another account has that address (its completion then fails `email-already-in-use`), and the link limits
     /// (per source, per address, in all) count it with the other links. The pending change dies with every step
@@ -20,6 +20,7 @@ extension IdentityCore {
         guard let newEmail = EmailAddress(request.newEmail) else {
             throw IdentityError.invalidEmail()
         }
+        try requireVerifierChallenge(request.verifierChallenge)
         let source = ClientSource(request.source)
         let now = self.now
         let (record, _, _) = try await proveMember(

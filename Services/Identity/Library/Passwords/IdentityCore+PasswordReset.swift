@@ -8,7 +8,8 @@ import SQLKit
 extension IdentityCore {
     /// `startPasswordReset`: the same answer, and one mail to the address, whether or not an account has it as its
     /// email credential. An account's address gets a single-use reset link (a token of kind `password-reset` in
-    /// `identity_email_links`, stored hashed with the client's optional verifier challenge); any other address gets
+    /// `identity_email_links`, stored hashed with the client's verifier challenge, required unless the deployment
+    /// allows unbound links: `requireVerifierChallenge`); any other address gets
     /// a notice that no account has it, so neither the answer, the time it takes nor a failing mailer says whether
     /// the address is known. The row is written in both cases, so the limits on sending (per source, per address,
     /// in all: `checkEmailLinkLimits`, shared with email links) count both alike. Resets have their own
@@ -21,6 +22,7 @@ extension IdentityCore {
         guard let email = EmailAddress(request.email) else {
             throw IdentityError.invalidEmail()
         }
+        try requireVerifierChallenge(request.verifierChallenge)
         let source = ClientSource(request.source)
         let now = self.now
         let token = SecretToken.generate()
@@ -46,6 +48,16 @@ extension IdentityCore {
         }
         try await deliver(message, of: token, "password-reset mail")
         logger.info("password reset asked for")
+    }
+
+    /// `invalid-argument` for a reset or an email change asked for without a verifier challenge, unless the
+    /// deployment allows unbound links (`EmailLinkSettings.unboundLinksAllowed`): a link without one works for
+    /// whoever reads the mail, on any device, where one with it works only for the client that asked.
+    func requireVerifierChallenge(_ challenge: [UInt8]?) throws {
+        guard challenge == nil, !configuration.emailLink.unboundLinksAllowed else { return }
+        throw IdentityError.invalidArgument(
+            "a verifier challenge is required: keep the verifier and send it with the link's token"
+        )
     }
 
     /// Sends `message`, which carries `token`, through an external mailer (the outbox stored it with the token); if

@@ -216,6 +216,10 @@ public struct EmailLinkSettings: Sendable {
     /// Password-reset mails sent to one address per `perAddressWindow`, counted apart from `perAddressMax` (which
     /// counts the other links only), so reset requests cannot spend the owner's sign-in links. Default 3.
     public var perAddressResetMax: Int = 3
+    /// Accept password resets and email changes asked for without a verifier challenge, whose links then work for
+    /// whoever holds the mail, on any device: for apps released before the challenge was required. Default false:
+    /// such a request is refused with `invalid-argument` (sign-in and link emails always need one).
+    public var unboundLinksAllowed: Bool = false
     /// Wrong verifiers tolerated before the token is burnt. Default 5.
     public var verifierFailuresMax: Int = 5
     /// The link in the email; `{token}` is replaced by the token. Default "foyer://email-link#token={token}"
