@@ -34,7 +34,7 @@ public final class AdminHTTPServer: Service, Sendable {
                     trustedProxies: TrustedProxies(),
                     limiter: limiter,
                     clients: ProxiedClients(),
-                    tlsHandshakeTimeout: nil,
+                    speaksTLS: false,
                     firstRequestTimeout: firstRequestTimeout
                 )
             },

@@ -38,7 +38,6 @@ public final class GatewayHTTPServer: Service, Sendable {
         let certificate = try configuration.tls.map(ReloadableServerCertificate.init)
         self.certificate = certificate
         let idleTimeout = Duration.seconds(configuration.idleTimeoutSeconds)
-        let idleSeconds = configuration.idleTimeoutSeconds
         let firstRequestTimeout = TimeAmount.seconds(configuration.firstRequestTimeoutSeconds)
         listener = HTTPListener(
             responder: GatewayHTTPResponder(
@@ -61,7 +60,7 @@ public final class GatewayHTTPServer: Service, Sendable {
                         trustedProxies: trustedProxies,
                         limiter: limiter,
                         clients: clients,
-                        tlsHandshakeTimeout: nil,
+                        speaksTLS: false,
                         firstRequestTimeout: firstRequestTimeout
                     )
                 }
@@ -77,7 +76,7 @@ public final class GatewayHTTPServer: Service, Sendable {
                     trustedProxies: trustedProxies,
                     limiter: limiter,
                     clients: clients,
-                    tlsHandshakeTimeout: .seconds(idleSeconds),
+                    speaksTLS: true,
                     firstRequestTimeout: firstRequestTimeout
                 )
             },

@@ -6,9 +6,9 @@ import NIOSSL
 
 /// The HTTP listener's child channel: the connection guard (`SourceConnectionGuard`), a PROXY header reader on
 /// connections from a trusted proxy (`HTTPProxyHeaderHandler`), then the base channel: HTTP/1.1, or TLS with
-/// HTTP/2 or HTTP/1.1 (`HTTP2UpgradeChannel`), so the PROXY header is read before the TLS handshake, which must
-/// finish within `tlsHandshakeTimeout` (`TLSHandshakeTimeout`); the first request bytes must come within
-/// `firstRequestTimeout` of the accept (`FirstRequestTimeout`).
+/// HTTP/2 or HTTP/1.1 (`HTTP2UpgradeChannel`), so the PROXY header is read before the TLS handshake. The first
+/// request bytes must come within `firstRequestTimeout` of the accept (`FirstRequestTimeout`, after the TLS handler
+/// when there is one, so the handshake counts against the same time).
 struct ProxyProtocolChannel<Base: ServerChildChannel>: ServerChildChannel {
     typealias Value = Base.Value
 
@@ -16,8 +16,8 @@ struct ProxyProtocolChannel<Base: ServerChildChannel>: ServerChildChannel {
     let trustedProxies: TrustedProxies
     let limiter: SourceConnectionLimiter
     let clients: ProxiedClients
-    /// When the base channel speaks TLS (its set-up adds a `NIOSSLServerHandler`): how long the handshake may take.
-    var tlsHandshakeTimeout: TimeAmount?
+    /// Whether the base channel speaks TLS (its set-up adds a `NIOSSLServerHandler`).
+    var speaksTLS: Bool
     /// How long a new connection may take to send its first request bytes (`FirstRequestTimeout`).
     var firstRequestTimeout: TimeAmount
 
@@ -29,16 +29,15 @@ struct ProxyProtocolChannel<Base: ServerChildChannel>: ServerChildChannel {
                     HTTPProxyHeaderHandler(limiter: limiter, clients: clients)
                 )
             }
-            if tlsHandshakeTimeout == nil {
+            if !speaksTLS {
                 try channel.pipeline.syncOperations.addHandler(FirstRequestTimeout(timeout: firstRequestTimeout))
             }
         }.flatMap {
             base.setup(channel: channel, logger: logger)
         }.flatMapThrowing { value in
-            if let tlsHandshakeTimeout {
+            if speaksTLS {
                 let pipeline = channel.pipeline.syncOperations
                 let tls = try pipeline.handler(type: NIOSSLServerHandler.self)
-                try pipeline.addHandler(TLSHandshakeTimeout(timeout: tlsHandshakeTimeout), position: .after(tls))
                 try pipeline.addHandler(FirstRequestTimeout(timeout: firstRequestTimeout), position: .after(tls))
             }
             return value
