@@ -209,6 +209,20 @@ struct TakeoverTests {
             #expect(await verify(freshGuest) == nil)
             // Signing in again is the step-up.
             #expect(await verify(try await signIn(identity, "stepup@example.com", "a fine passphrase")) == nil)
+
+            // A guest's token from before it linked a credential still says is_anonymous; the account is a member
+            // now, so its old session needs the step-up too.
+            let linked = try await identity.call(
+                IdentityMethods.linkPassword,
+                LinkPasswordRequest(
+                    uid: freshGuest.uid,
+                    email: "was-a-guest@example.com",
+                    password: "a fine passphrase"
+                )
+            ).linked()
+            #expect(!linked.isAnonymous)
+            #expect(try decodeClaims(freshGuest.accessToken).is_anonymous)
+            #expect(await verify(freshGuest) == IdentityStatus.recentSignInRequired)
         }
     }
 

@@ -17,8 +17,8 @@ extension IdentityCore {
     /// 6. guest or member as required (`member-required`, `guest-required`),
     /// 7. the user exists and is active, the token is not older than the user's not-before, and its session is
     ///    live (`token-revoked`),
-    /// 8. with `guestOrRecentSignIn`, a member's session started within `recentSignInWindow`
-    ///    (`recent-sign-in-required`).
+    /// 8. with `guestOrRecentSignIn`, for a user whose row says it is a member (whatever the token says), a session
+    ///    started within `recentSignInWindow` (`recent-sign-in-required`).
     func verifyAccessToken(_ request: VerifyAccessTokenRequest) async throws -> VerifiedAccessToken {
         let now = self.now
         let claims = try await verifiedClaims(request.accessToken, now: now)
@@ -46,7 +46,9 @@ extension IdentityCore {
                     idleTimeout: configuration.refreshIdleTimeout
                 )
             else { throw IdentityError.tokenRevoked("the session was revoked or has expired") }
-            if request.requirement == .guestOrRecentSignIn, !claims.isAnonymous {
+            // The row, not the token, says whether the user is still a guest: a guest's token minted before it linked
+            // a credential still says is_anonymous, and must not skip the member's step-up.
+            if request.requirement == .guestOrRecentSignIn, !user.isAnonymous {
                 try await self.requireRecentSignIn(sql, uid: claims.subject, sessionID: claims.sessionID, now: now)
             }
         }
