@@ -61,9 +61,10 @@ extension IdentityCore {
     }
 
     /// `revokeAppleTokens`: for each user, revokes the kept refresh token at Apple and forgets it. Every user is
-    /// tried; `apple-unavailable` if any could not be revoked (their rows stay for the next call).
+    /// tried; `apple-unavailable` if any could not be revoked (their rows stay for the next call). Finding the rows is
+    /// a read, off the writer's queue: most deletions (every guest's) find none and write nothing.
     func revokeAppleTokens(_ uids: [String]) async throws -> [AppleTokenRevocation] {
-        let rows = try await database.transaction { sql in try await AppleTokenRecords.rows(sql, uids: uids) }
+        let rows = try await database.withConnection { sql in try await AppleTokenRecords.rows(sql, uids: uids) }
         var outcomes = [String: AppleTokenRevocation.Outcome]()
         var failures = 0
         for row in rows {
