@@ -6,40 +6,27 @@ import Testing
 /// or environment, whatever the build.
 @Suite("identity executable: stand-in identity providers")
 struct IdentityStartupTests {
-    struct Outcome {
-        let status: Int32
-        let output: String
-    }
-
     /// Runs `identity` with Apple keys from a JWKS file and `extra` arguments. `--write-jwks` names a file in a
     /// directory that does not exist, so a start that gets past the checks fails right after them instead of
     /// serving: the run ends either way, and the output says which way.
-    private func runIdentity(_ extra: [String], environment extraEnvironment: [String: String] = [:]) throws -> Outcome
-    {
+    private func runIdentity(
+        _ extra: [String],
+        environment extraEnvironment: [String: String] = [:]
+    ) throws -> ExecutableRun {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("foyer-idp-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let jwks = directory.appendingPathComponent("apple-jwks.json")
         try Data(#"{"keys":[]}"#.utf8).write(to: jwks)
 
-        let process = Process()
-        process.executableURL = try StackProcesses.locateExecutables().appendingPathComponent("identity")
-        process.arguments = ["--write-jwks", directory.appendingPathComponent("missing/jwks.json").path] + extra
-        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("FOYER_") }
-        environment["FOYER_DATA_DIR"] = directory.path
-        environment["FOYER_HOST"] = "127.0.0.1"
-        environment["FOYER_PORT"] = "0"
-        environment["FOYER_APPLE_AUDIENCES"] = "com.example.app"
-        environment["FOYER_APPLE_JWKS_FILE"] = jwks.path
+        var environment = ["FOYER_APPLE_AUDIENCES": "com.example.app", "FOYER_APPLE_JWKS_FILE": jwks.path]
         environment.merge(extraEnvironment) { $1 }
-        process.environment = environment
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Outcome(status: process.terminationStatus, output: String(decoding: output, as: UTF8.self))
+        return try ExecutableRun.run(
+            "identity",
+            ["--write-jwks", directory.appendingPathComponent("missing/jwks.json").path] + extra,
+            in: directory,
+            environment: environment
+        )
     }
 
     @Test(

@@ -7,34 +7,14 @@ import Testing
 /// their flags under the names the docs give.
 @Suite("Executables refuse unsafe settings at start")
 struct StartupRefusalTests {
-    struct Outcome {
-        let status: Int32
-        let output: String
-    }
-
-    /// Runs `executable` with `arguments` and no `FOYER_` variable but a fresh data directory and port 0; returns
-    /// its exit status and everything it printed.
-    private func run(_ executable: String, _ arguments: [String]) throws -> Outcome {
+    /// Runs `executable` with `arguments`, no `FOYER_` variable and a fresh data directory.
+    private func run(_ executable: String, _ arguments: [String]) throws -> ExecutableRun {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "foyer-start-\(UUID().uuidString)"
         )
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let process = Process()
-        process.executableURL = try StackProcesses.locateExecutables().appendingPathComponent(executable)
-        process.arguments = arguments
-        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("FOYER_") }
-        environment["FOYER_DATA_DIR"] = directory.path
-        environment["FOYER_HOST"] = "127.0.0.1"
-        environment["FOYER_PORT"] = "0"
-        process.environment = environment
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Outcome(status: process.terminationStatus, output: String(decoding: output, as: UTF8.self))
+        return try ExecutableRun.run(executable, arguments, in: directory)
     }
 
     @Test("The gateway refuses a non-loopback --admin-host unless --admin-insecure is given")
