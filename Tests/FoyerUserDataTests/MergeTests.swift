@@ -93,7 +93,7 @@ struct MergeTests {
     }
 
     @Test(
-        "op-conflict, merge-into-self and uid-merged refuse without changing anything",
+        "op-conflict, merge-into-self and uid-merged refuse without changing anything; a retry under another policy gets the first report",
         arguments: TestEngine.allCases
     )
     func refusals(engine: TestEngine) async throws {
@@ -105,14 +105,13 @@ struct MergeTests {
                 try await data.merge(other, into: other, op: "op-self", policy: .keepBoth)
             }
 
-            _ = try await data.merge(guest, into: account, op: "op-a", policy: .keepAccount)
-            // The op id for another pair, or for the same pair with another policy.
+            let first = try await data.merge(guest, into: account, op: "op-a", policy: .keepAccount)
+            // The op id for another pair is refused; for the same pair, whatever the policy named, it answers the
+            // recorded report (whoever finishes a merge need not know the policy it began with).
             await expectStatus(UserDataStatus.opConflict) {
                 try await data.merge(other, into: account, op: "op-a", policy: .keepAccount)
             }
-            await expectStatus(UserDataStatus.opConflict) {
-                try await data.merge(guest, into: account, op: "op-a", policy: .keepGuest)
-            }
+            #expect(try await data.merge(guest, into: account, op: "op-a", policy: .keepGuest) == first)
             // The merged guest takes no writes and cannot go elsewhere; nothing can be merged into it.
             await expectStatus(UserDataStatus.uidMerged) { try await data.put(guest, "notes", "late", "x") }
             await expectStatus(UserDataStatus.uidMerged) {

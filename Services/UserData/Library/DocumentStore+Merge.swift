@@ -9,7 +9,9 @@ extension DocumentStore {
     ///
     /// Idempotent under `op`: the op's row records the pair, the policy and the running totals, and each batch
     /// commits its moves together with the totals, so a retry after a crash goes on with the documents still
-    /// under the guest and nothing is moved twice. Once the op is done, a retry answers the same report. While
+    /// under the guest and nothing is moved twice. Once the op is done, a retry answers the same report. A retry
+    /// goes on under the policy the op was first claimed with, whatever policy it names: whoever finishes a merge
+    /// (the client's retry, cleanup's recovery) gets its one report without knowing the policy. While
     /// and after the merge the guest takes no writes (`uid-merged`), so no write can land behind it.
     ///
     /// The op's records are pruned `mergeRecordRetention` after it finished. A retry after that claims the op
@@ -34,6 +36,8 @@ extension DocumentStore {
 
     /// The running totals of a merge op.
     private struct MergeTotals {
+        /// The policy the op was claimed with.
+        var policy: MergePolicy
         var done = false
         var moved: Int64 = 0
         var keptAccount: Int64 = 0
@@ -95,12 +99,16 @@ extension DocumentStore {
             // The account's clashing documents are read before the free ones move, so the move cannot create a clash
             // (no other writer of either uid runs meanwhile: both uids' locks are held, or SQLite's one writer).
             let clashes = try await conflictingAccountDocuments(sql, account: account, collections: collections)
-            var added = MergeTotals()
+            var added = MergeTotals(policy: totals.policy)
             added.moved = try await moveFree(sql, collections, except: clashes, from: guest, to: account)
             var sequence = totals.conflicts
             for document in batch {
                 guard let accountTime = clashes[DocumentID(document.collection, document.key)] else { continue }
-                let resolution = Self.resolution(of: policy, guestTime: document.updatedAt, accountTime: accountTime)
+                let resolution = Self.resolution(
+                    of: totals.policy,
+                    guestTime: document.updatedAt,
+                    accountTime: accountTime
+                )
                 let derivedKey = try await resolve(sql, document, resolution, guest: guest, account: account, now: now)
                 try await sql.raw(
                     """
@@ -171,7 +179,7 @@ extension DocumentStore {
     }
 
     /// Finds the op's row, or creates it after checking that neither uid was merged away. Throws `op-conflict`
-    /// when the op id belongs to another (from, to, policy).
+    /// when the op id belongs to another pair of uids.
     private func claim(
         _ sql: any SQLDatabase,
         op: String,
@@ -180,7 +188,7 @@ extension DocumentStore {
         policy: MergePolicy,
         now: Date
     ) async throws -> MergeTotals {
-        if let totals = try await recordedTotals(sql, op: op, from: guest, to: account, policy: policy) {
+        if let totals = try await recordedTotals(sql, op: op, from: guest, to: account) {
             return totals
         }
         if try await sql.raw(
@@ -203,20 +211,19 @@ extension DocumentStore {
         ).first()
         if inserted == nil {
             // Another pair claimed this op id between the two statements.
-            guard let totals = try await recordedTotals(sql, op: op, from: guest, to: account, policy: policy) else {
+            guard let totals = try await recordedTotals(sql, op: op, from: guest, to: account) else {
                 throw UserDataError.opConflict("merge op \(op) is being used for another merge")
             }
             return totals
         }
-        return MergeTotals()
+        return MergeTotals(policy: policy)
     }
 
     private func recordedTotals(
         _ sql: any SQLDatabase,
         op: String,
         from guest: String,
-        to account: String,
-        policy: MergePolicy
+        to account: String
     ) async throws -> MergeTotals? {
         guard
             let row = try await sql.raw(
@@ -228,11 +235,12 @@ extension DocumentStore {
         else { return nil }
         guard try row.decode(column: "from_uid", as: String.self) == guest,
             try row.decode(column: "to_uid", as: String.self) == account,
-            try row.decode(column: "policy", as: Int64.self) == Int64(policy.rawValue)
+            let policy = MergePolicy(rawValue: UInt8(clamping: try row.decode(column: "policy", as: Int64.self)))
         else {
-            throw UserDataError.opConflict("merge op \(op) was used for another pair of uids or another policy")
+            throw UserDataError.opConflict("merge op \(op) was used for another pair of uids")
         }
         return MergeTotals(
+            policy: policy,
             done: try row.decode(column: "done", as: Bool.self),
             moved: try row.decode(column: "moved", as: Int64.self),
             keptAccount: try row.decode(column: "kept_account", as: Int64.self),
