@@ -14,23 +14,18 @@ extension IdentityCore {
     /// 4. signature (`invalid-token`),
     /// 5. `iss` (`wrong-issuer`), `aud` (`wrong-audience`), `exp` (`token-expired`), `iat` (`token-not-yet-valid`),
     ///    each with the configured skew,
-    /// 6. guest or member as required (`member-required`, `guest-required`),
-    /// 7. the user exists and is active, the token is not older than the user's not-before, and its session is
+    /// 6. the user exists and is active, the token is not older than the user's not-before, and its session is
     ///    live (`token-revoked`),
-    /// 8. with `guestOrRecentSignIn`, for a user whose row says it is a member (whatever the token says), a session
-    ///    started within `recentSignInWindow` (`recent-sign-in-required`).
+    /// 7. guest or member as required (`member-required`, `guest-required`), and with `guestOrRecentSignIn`, for a
+    ///    member, a session started within `recentSignInWindow` (`recent-sign-in-required`).
+    ///
+    /// Whether the user is a guest is read from the user's row, never from the token: a guest's token minted before
+    /// it linked a credential still says `is_anonymous` until it expires, and must neither skip a member's step-up
+    /// nor pass for a guest. The answer says what the row says.
     func verifyAccessToken(_ request: VerifyAccessTokenRequest) async throws -> VerifiedAccessToken {
         let now = self.now
         let claims = try await verifiedClaims(request.accessToken, now: now)
-        switch request.requirement {
-        case .any: break
-        case .member where claims.isAnonymous:
-            throw IdentityError.memberRequired("a permanent account is required; this is a guest's token")
-        case .guest where !claims.isAnonymous:
-            throw IdentityError.guestRequired("a guest is required; this is a permanent account's token")
-        case .member, .guest, .guestOrRecentSignIn: break
-        }
-        try await database.withConnection { sql in
+        let isGuest = try await database.withConnection { sql in
             guard let user = try await UserRecords.load(sql, uid: claims.subject), user.state == .active else {
                 throw IdentityError.tokenRevoked("the account is gone or not active")
             }
@@ -46,21 +41,27 @@ extension IdentityCore {
                     idleTimeout: configuration.refreshIdleTimeout
                 )
             else { throw IdentityError.tokenRevoked("the session was revoked or has expired") }
-            // The row, not the token, says whether the user is still a guest: a guest's token minted before it linked
-            // a credential still says is_anonymous, and must not skip the member's step-up.
-            if request.requirement == .guestOrRecentSignIn, !user.isAnonymous {
+            switch request.requirement {
+            case .any: break
+            case .member where user.isAnonymous:
+                throw IdentityError.memberRequired("a permanent account is required; this is a guest")
+            case .guest where !user.isAnonymous:
+                throw IdentityError.guestRequired("a guest is required; this is a permanent account")
+            case .guestOrRecentSignIn where !user.isAnonymous:
                 try await self.requireRecentSignIn(sql, uid: claims.subject, sessionID: claims.sessionID, now: now)
+            case .member, .guest, .guestOrRecentSignIn: break
             }
+            return user.isAnonymous
         }
         return VerifiedAccessToken(
             uid: claims.subject,
-            isAnonymous: claims.isAnonymous,
+            isAnonymous: isGuest,
             sessionID: claims.sessionID,
             expiresAtMilliseconds: UInt64(max(0, claims.expiresAt)) * 1000
         )
     }
 
-    private func verifiedClaims(_ token: String, now: Date) async throws -> AccessTokenClaims {
+    func verifiedClaims(_ token: String, now: Date) async throws -> AccessTokenClaims {
         let validator = AccessTokenValidator(
             issuer: configuration.issuer,
             audience: configuration.audience,
