@@ -219,9 +219,9 @@ let package = Package(
         .target(
             name: "FoyerIdentity",
             dependencies: storeService + [
-                // FoyerAccountOps for its test-only fault points (FaultPoint), shared with the gateway and cleanup.
+                // FoyerLifecycle for the account state machine (AccountPhase) and the test-only fault points.
                 // swift-crypto for the ES256 client secret of Sign in with Apple (FoyerCrypto signs only Ed25519).
-                "FoyerAccessTokens", "FoyerAccountOps", serviceLifecycle, nioPosix, swiftCrypto,
+                "FoyerAccessTokens", "FoyerLifecycle", serviceLifecycle, nioPosix, swiftCrypto,
                 .product(name: "NIOTLS", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             path: "Services/Identity/Library",
@@ -251,16 +251,16 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
-            name: "FoyerAccountOps",
+            name: "FoyerLifecycle",
             dependencies: ["FoyerAPI", "FoyerRPC", "FoyerWire", logging],
-            path: "Shared/FoyerAccountOps",
+            path: "Shared/FoyerLifecycle",
             swiftSettings: swiftSettings
         ),
         .target(
             name: "FoyerGateway",
             dependencies: [
                 "FoyerAccessTokens",
-                "FoyerAccountOps",
+                "FoyerLifecycle",
                 "FoyerAPI",
                 "FoyerCrypto",
                 "FoyerRPC",
@@ -304,7 +304,7 @@ let package = Package(
 
         .target(
             name: "FoyerCleanup",
-            dependencies: storeService + ["FoyerAccountOps", serviceLifecycle],
+            dependencies: storeService + ["FoyerLifecycle", serviceLifecycle],
             path: "Services/Cleanup/Library",
             swiftSettings: swiftSettings
         ),
@@ -448,6 +448,11 @@ let package = Package(
         ),
         // Generated values of every message type of the five operation tables, round-tripped.
         .testTarget(
+            name: "FoyerLifecycleTests",
+            dependencies: ["FoyerLifecycle", "FoyerAPI"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "FoyerAPITests",
             dependencies: ["FoyerAPI", "FoyerWire", "FoyerTestSupport", nioCore],
             swiftSettings: swiftSettings
@@ -514,7 +519,7 @@ let package = Package(
         .testTarget(
             name: "FoyerCleanupTests",
             dependencies: storeService + [
-                "FoyerCleanup", "FoyerIdentity", "FoyerGuestQuota", "FoyerUserData", "FoyerAccountOps",
+                "FoyerCleanup", "FoyerIdentity", "FoyerGuestQuota", "FoyerUserData", "FoyerLifecycle",
                 "FoyerTestSupport",
                 serviceLifecycle,
             ],

@@ -208,22 +208,3 @@ extension RememberOperationAnswerRequest: Generated {
         )
     }
 }
-
-extension RecallOperationAnswerRequest: Generated {
-    static func generate(_ values: inout WireValues) -> RecallOperationAnswerRequest {
-        RecallOperationAnswerRequest(id: values.bytes(minBytes: 32, maxBytes: 32))
-    }
-}
-
-extension RecalledOperationAnswer: Generated {
-    static func generate(_ values: inout WireValues) -> RecalledOperationAnswer {
-        RecalledOperationAnswer(
-            found: values.optional {
-                .init(
-                    check: $0.bytes(minBytes: 32, maxBytes: 32),
-                    sealed: $0.bytes(minBytes: 1, maxBytes: OperationAnswerLimits.sealedByteCountMax)
-                )
-            }
-        )
-    }
-}

@@ -1,8 +1,8 @@
 import FoyerAPI
 import FoyerWire
 
-/// Generators of identity's event messages (`listEvents`, `getEvent`, `replayEvent`, `finishMergeWithReport`,
-/// `finishDeleteWithReason`).
+/// Generators of identity's event messages (`listEvents`, `getEvent`, `replayEvent`) and of the finishing steps
+/// that write events (`finishMerge`, `finishDelete`).
 extension ListEventsRequest: Generated {
     static func generate(_ values: inout WireValues) -> ListEventsRequest {
         ListEventsRequest(
@@ -59,7 +59,8 @@ extension FinishMergeRequest: Generated {
                 keptAccount: values.integer(),
                 keptGuest: values.integer(),
                 keptBoth: values.integer()
-            )
+            ),
+            answer: values.optional { $0.message() }
         )
     }
 }
@@ -69,7 +70,7 @@ extension FinishDeleteRequest: Generated {
         FinishDeleteRequest(
             uid: values.uid(),
             operationID: values.operationID(),
-            reason: values.anyCase(of: DeletionReason.self)
+            answer: values.optional { $0.message() }
         )
     }
 }

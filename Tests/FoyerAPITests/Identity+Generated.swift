@@ -22,8 +22,8 @@ extension ServiceGenerators {
             MethodChecks(IdentityMethods.listOutbox),
             MethodChecks(IdentityMethods.signInWithProvider),
             MethodChecks(IdentityMethods.linkProvider),
-            MethodChecks(IdentityMethods.redeemConflictTicket),
-            MethodChecks(IdentityMethods.beginMerge),
+            MethodChecks(IdentityMethods.link),
+            MethodChecks(IdentityMethods.deleteAccount),
             MethodChecks(IdentityMethods.finishMerge),
             MethodChecks(IdentityMethods.beginDelete),
             MethodChecks(IdentityMethods.finishDelete),
@@ -47,16 +47,12 @@ extension ServiceGenerators {
             MethodChecks(IdentityMethods.unlinkCredential),
             MethodChecks(IdentityMethods.startEmailChange),
             MethodChecks(IdentityMethods.completeEmailChange),
-            MethodChecks(IdentityMethods.revokeAppleTokens),
             MethodChecks(IdentityMethods.setUserPlan),
             MethodChecks(IdentityMethods.setUserRoles),
             MethodChecks(IdentityMethods.rememberOperationAnswer),
-            MethodChecks(IdentityMethods.recallOperationAnswer),
             MethodChecks(IdentityMethods.listEvents),
             MethodChecks(IdentityMethods.getEvent),
             MethodChecks(IdentityMethods.replayEvent),
-            MethodChecks(IdentityMethods.finishMergeWithReport),
-            MethodChecks(IdentityMethods.finishDeleteWithReason),
         ],
         details: [RoundTripCheck(ConflictDetails.self)]
     )
@@ -161,7 +157,9 @@ extension AccountState: Generated {
             kind: values.anyCase(of: AccountStateKind.self),
             mergeInto: values.optional { $0.uid() },
             operationID: values.optional { $0.text(maxBytes: IdentityLimits.operationIDByteCountMax) },
-            sinceMilliseconds: values.optional { $0.millisecondsSinceEpoch() }
+            sinceMilliseconds: values.optional { $0.millisecondsSinceEpoch() },
+            mergePolicy: values.optional { $0.anyCase(of: MergePolicy.self) },
+            deletionReason: values.optional { $0.anyCase(of: DeletionReason.self) }
         )
     }
 }
@@ -295,12 +293,6 @@ extension ProviderSignInRequest: Generated {
     }
 }
 
-extension AppleTokenRevocation: Generated {
-    static func generate(_ values: inout WireValues) -> AppleTokenRevocation {
-        AppleTokenRevocation(outcome: values.anyCase(of: AppleTokenRevocation.Outcome.self))
-    }
-}
-
 extension LinkProviderRequest: Generated {
     static func generate(_ values: inout WireValues) -> LinkProviderRequest {
         LinkProviderRequest(
@@ -313,15 +305,66 @@ extension LinkProviderRequest: Generated {
     }
 }
 
-extension RedeemConflictTicketRequest: Generated {
-    static func generate(_ values: inout WireValues) -> RedeemConflictTicketRequest {
-        RedeemConflictTicketRequest(uid: values.uid(), ticket: values.secretToken())
+extension CallerOperation {
+    static func generate(_ values: inout WireValues) -> CallerOperation {
+        CallerOperation(
+            accessToken: values.accessToken(),
+            requirement: values.anyCase(of: TokenRequirement.self),
+            operationID: values.operationID(),
+            answerID: values.bytes(minBytes: 32, maxBytes: 32)
+        )
     }
 }
 
-extension BeginMergeRequest: Generated {
-    static func generate(_ values: inout WireValues) -> BeginMergeRequest {
-        BeginMergeRequest(guestUID: values.uid(), accountUID: values.uid(), operationID: values.operationID())
+extension RememberedAnswer {
+    static func generate(_ values: inout WireValues) -> RememberedAnswer {
+        RememberedAnswer(
+            check: values.bytes(minBytes: 32, maxBytes: 32),
+            sealed: values.bytes(minBytes: 1, maxBytes: OperationAnswerLimits.sealedByteCountMax)
+        )
+    }
+}
+
+extension LinkAccountRequest: Generated {
+    static func generate(_ values: inout WireValues) -> LinkAccountRequest {
+        LinkAccountRequest(
+            operation: .generate(&values),
+            proof: values.bool() ? .credential(values.credential()) : .ticket(values.secretToken()),
+            onConflict: values.anyCase(of: ConflictChoice.self),
+            mergePolicy: values.anyCase(of: MergePolicy.self),
+            source: values.source()
+        )
+    }
+}
+
+extension LinkStep: Generated {
+    static func generate(_ values: inout WireValues) -> LinkStep {
+        switch values.integer(in: 0...5 as ClosedRange<UInt8>) {
+        case 0: .linked(values.message(), wasGuest: values.bool())
+        case 1: .conflict(values.message())
+        case 2: .begun(account: values.message(), guest: values.message())
+        case 3: .continuing(values.message())
+        case 4: .finished
+        default: .recalled(.generate(&values))
+        }
+    }
+}
+
+extension DeleteAccountRequest: Generated {
+    static func generate(_ values: inout WireValues) -> DeleteAccountRequest {
+        DeleteAccountRequest(operation: .generate(&values), guestOnly: values.bool())
+    }
+}
+
+extension DeletionStep: Generated {
+    static func generate(_ values: inout WireValues) -> DeletionStep {
+        switch values.integer(in: 0...4 as ClosedRange<UInt8>) {
+        case 0: .begun(values.message())
+        case 1: .continuing(values.message())
+        case 2: .finished
+        case 3: .recalled(.generate(&values))
+        default: .signedOut
+        }
     }
 }
 
@@ -336,6 +379,7 @@ extension BeginDeleteRequest: Generated {
         BeginDeleteRequest(
             uid: values.uid(),
             operationID: values.operationID(),
+            reason: values.anyCase(of: DeletionReason.self),
             idleBeforeMilliseconds: values.optional { $0.millisecondsSinceEpoch() }
         )
     }

@@ -172,18 +172,38 @@ extension CleanupCluster {
         return guest.uid
     }
 
-    /// Makes `guest` prove `email`'s credential and redeem the conflict ticket: what the gateway does before it
-    /// merges the guest into that account.
-    func authorizeMerge(_ guest: String, intoAccountWith email: String) async throws {
-        let attempt = try await identity.call(
-            IdentityMethods.linkPassword,
-            LinkPasswordRequest(uid: guest, email: email, password: testPassword)
+    /// Begins `guest`'s merge into the account holding `email` as the gateway's link-or-merge does: identity's
+    /// `link` with the account's password and `merge`, which leaves the guest merging (and signed out).
+    @discardableResult
+    func beginMerge(
+        _ guest: TestGuest,
+        intoAccountWith email: String,
+        operationID: String,
+        policy: MergePolicy = .keepBoth
+    ) async throws -> AccountState {
+        let session = try await identity.call(
+            IdentityMethods.refreshSession,
+            RefreshSessionRequest(refreshToken: guest.refreshToken)
         )
-        let ticket = try #require(attempt.conflict, "linking an email in use answered a session").ticket
-        _ = try await identity.call(
-            IdentityMethods.redeemConflictTicket,
-            RedeemConflictTicketRequest(uid: guest, ticket: ticket)
+        let step = try await identity.call(
+            IdentityMethods.link,
+            LinkAccountRequest(
+                operation: CallerOperation(
+                    accessToken: session.accessToken,
+                    requirement: .any,
+                    operationID: operationID,
+                    answerID: Array(SHA256.hash(Array(operationID.utf8)))
+                ),
+                proof: .credential(.password(email: email, password: testPassword)),
+                onConflict: .merge,
+                mergePolicy: policy,
+                source: ""
+            )
         )
+        guard case .begun(_, let state) = step else {
+            throw RPCError(.internal, "link answered \(step) instead of beginning the merge")
+        }
+        return state
     }
 
     /// Moves the shared clock.

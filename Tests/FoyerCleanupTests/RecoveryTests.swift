@@ -11,7 +11,7 @@ import Testing
 @Suite("Recovery of interrupted deletions and merges")
 struct RecoveryTests {
     @Test(
-        "A deletion interrupted after begin-delete is finished once past the grace, with the reason its operation shows",
+        "A deletion interrupted after begin-delete is finished once past the grace, with the reason it began with",
         arguments: TestEngine.allCases
     )
     func finishesInterruptedDeletion(engine: TestEngine) async throws {
@@ -26,7 +26,7 @@ struct RecoveryTests {
             )
             _ = try await cluster.identity.call(
                 IdentityMethods.beginDelete,
-                BeginDeleteRequest(uid: expired.uid, operationID: "ttl-interrupted")
+                BeginDeleteRequest(uid: expired.uid, operationID: "interrupted", reason: .ttl)
             )
 
             try await cluster.withCleanup { cleanup in
@@ -65,10 +65,11 @@ struct RecoveryTests {
             let accountA = try await cluster.newMember(email: "a@example.com", documents: [("shared", "A's own")])
             let guestG = try await cluster.newGuest()
             try await cluster.write(guestG.uid, documents: [("shared", "G's"), ("only-g", "G's only")])
-            try await cluster.authorizeMerge(guestG.uid, intoAccountWith: "a@example.com")
-            _ = try await cluster.identity.call(
-                IdentityMethods.beginMerge,
-                BeginMergeRequest(guestUID: guestG.uid, accountUID: accountA, operationID: "merge-g")
+            try await cluster.beginMerge(
+                guestG,
+                intoAccountWith: "a@example.com",
+                operationID: "merge-g",
+                policy: .keepAccount
             )
             let firstReport = try await cluster.userData.call(
                 UserDataMethods.merge,
@@ -80,11 +81,7 @@ struct RecoveryTests {
             let accountB = try await cluster.newMember(email: "b@example.com", documents: [("shared", "B's own")])
             let guestH = try await cluster.newGuest()
             try await cluster.write(guestH.uid, documents: [("shared", "H's")])
-            try await cluster.authorizeMerge(guestH.uid, intoAccountWith: "b@example.com")
-            _ = try await cluster.identity.call(
-                IdentityMethods.beginMerge,
-                BeginMergeRequest(guestUID: guestH.uid, accountUID: accountB, operationID: "merge-h")
-            )
+            try await cluster.beginMerge(guestH, intoAccountWith: "b@example.com", operationID: "merge-h")
             cluster.advance(seconds: 61)
 
             try await cluster.withCleanup { cleanup in
@@ -139,11 +136,7 @@ struct RecoveryTests {
         try await withCluster(.sqlite) { cluster in
             let account = try await cluster.newMember(email: "gone@example.com")
             let guest = try await cluster.newGuest(documents: 1)
-            try await cluster.authorizeMerge(guest.uid, intoAccountWith: "gone@example.com")
-            _ = try await cluster.identity.call(
-                IdentityMethods.beginMerge,
-                BeginMergeRequest(guestUID: guest.uid, accountUID: account, operationID: "merge-x")
-            )
+            try await cluster.beginMerge(guest, intoAccountWith: "gone@example.com", operationID: "merge-x")
             // While the account exists, the merging guest cannot be deleted from under its merge, nor the account
             // from under the guest.
             for uid in [guest.uid, account] {

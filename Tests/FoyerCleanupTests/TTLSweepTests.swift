@@ -19,11 +19,7 @@ struct TTLSweepTests {
             let member = try await cluster.newMember(email: "member@example.com", documents: [("m", "member note")])
             let account = try await cluster.newMember(email: "account@example.com")
             let merging = try await cluster.newGuest(documents: 2)
-            try await cluster.authorizeMerge(merging.uid, intoAccountWith: "account@example.com")
-            _ = try await cluster.identity.call(
-                IdentityMethods.beginMerge,
-                BeginMergeRequest(guestUID: merging.uid, accountUID: account, operationID: "merge-1")
-            )
+            try await cluster.beginMerge(merging, intoAccountWith: "account@example.com", operationID: "merge-1")
             #expect(try await cluster.traces(of: idle.uid)["ud_documents"] == 3)
             cluster.advance(days: 31)
             _ = try await cluster.identity.call(IdentityMethods.recordActivity, IdentityUserRequest(uid: recent.uid))

@@ -17,11 +17,7 @@ struct UpstreamPruneTests {
             // Given a guest merged into an account and a user deleted, both finished by cleanup's recovery.
             let account = try await cluster.newMember(email: "kept@example.com", documents: [("a", "account a")])
             let merged = try await cluster.newGuest(documents: 2)
-            try await cluster.authorizeMerge(merged.uid, intoAccountWith: "kept@example.com")
-            _ = try await cluster.identity.call(
-                IdentityMethods.beginMerge,
-                BeginMergeRequest(guestUID: merged.uid, accountUID: account, operationID: "merge-op")
-            )
+            try await cluster.beginMerge(merged, intoAccountWith: "kept@example.com", operationID: "merge-op")
             let deleted = try await cluster.newGuest(documents: 1)
             _ = try await cluster.identity.call(
                 IdentityMethods.beginDelete,

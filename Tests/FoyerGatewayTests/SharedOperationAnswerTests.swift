@@ -12,7 +12,7 @@ struct SharedOperationAnswerTests {
     let request = ByteBuffer(string: "link-or-merge request without its token")
     let answer = ByteBuffer(string: "the encoded answer, tokens included")
 
-    private func stored(_ shared: SharedOperationAnswer) throws -> RecalledOperationAnswer.Found {
+    private func stored(_ shared: SharedOperationAnswer) throws -> RememberedAnswer {
         let record = try shared.record(of: answer, lifetime: .seconds(600))
         #expect(record.lifetimeSeconds == 600)
         return .init(check: record.check, sealed: record.sealed)

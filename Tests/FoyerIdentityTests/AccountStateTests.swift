@@ -11,27 +11,19 @@ import Testing
 
 @Suite("Account state machine: merges and deletions")
 struct AccountStateTests {
-    /// An account with a password and a guest that proved it and redeemed the ticket (what the gateway does
-    /// before a merge).
+    /// An account with a password and a guest about to link it.
     private func accountAndGuest(_ identity: IdentityHarness) async throws -> (SessionTokens, SessionTokens) {
         let account = try await identity.newGuest()
         _ = try await identity.call(
             IdentityMethods.linkPassword,
             LinkPasswordRequest(uid: account.uid, email: "acct@example.com", password: "account password")
         ).linked()
-        let guest = try await identity.newGuest()
-        let conflict = try await expectConflict {
-            try await identity.call(
-                IdentityMethods.linkPassword,
-                LinkPasswordRequest(uid: guest.uid, email: "acct@example.com", password: "account password")
-            )
-        }
-        let ticket = conflict.ticket
-        _ = try await identity.call(
-            IdentityMethods.redeemConflictTicket,
-            RedeemConflictTicketRequest(uid: guest.uid, ticket: ticket)
-        )
-        return (account, guest)
+        return (account, try await identity.newGuest())
+    }
+
+    /// The guest's link of the account's password choosing merge: the gateway's first step of link-or-merge.
+    private func merge(_ guest: SessionTokens, operationID: String) -> LinkAccountRequest {
+        .password(guest, email: "acct@example.com", password: "account password", operationID: operationID)
     }
 
     /// Rows anywhere in identity's tables that mention `uid` (or `email`).
@@ -57,53 +49,49 @@ struct AccountStateTests {
     }
 
     @Test(
-        "Merge: begins only with a redeemed ticket, revokes the guest's sessions, repeats harmlessly under its op id, and finishing deletes the guest",
+        "Merge: link begins it with the proof in one commit, signs the guest out, answers a retry where it stands, and finishing deletes the guest",
         arguments: TestEngine.allCases
     )
     func merge(engine: TestEngine) async throws {
         try await withIdentity(engine) { identity in
             let (account, guest) = try await accountAndGuest(identity)
-            let other = try await identity.newGuest()
+            // A member is never merged into another account; nothing changes.
+            let member = try await identity.newGuest()
+            _ = try await identity.call(
+                IdentityMethods.linkPassword,
+                LinkPasswordRequest(uid: member.uid, email: "member@example.com", password: "member password")
+            ).linked()
             #expect(
-                await identity.status(
-                    IdentityMethods.beginMerge,
-                    BeginMergeRequest(guestUID: other.uid, accountUID: account.uid, operationID: "m0")
-                ) == IdentityStatus.mergeNotAuthorized
+                await identity.status(IdentityMethods.link, merge(member, operationID: "m0"))
+                    == IdentityStatus.guestRequired
             )
-            #expect(
-                await identity.status(
-                    IdentityMethods.beginMerge,
-                    BeginMergeRequest(guestUID: account.uid, accountUID: guest.uid, operationID: "m0")
-                ) == IdentityStatus.guestRequired
+            let wrongPassword = LinkAccountRequest.password(
+                guest,
+                email: "acct@example.com",
+                password: "not the password",
+                operationID: "m0"
             )
+            #expect(await identity.status(IdentityMethods.link, wrongPassword) == IdentityStatus.emailAlreadyInUse)
 
-            let begin = BeginMergeRequest(guestUID: guest.uid, accountUID: account.uid, operationID: "merge-1")
-            let state = try await identity.call(IdentityMethods.beginMerge, begin)
+            let (session, state) = try await identity.call(IdentityMethods.link, merge(guest, operationID: "merge-1"))
+                .begun()
+            #expect(session.uid == account.uid)
             #expect(state.kind == .merging && state.mergeInto == account.uid && state.operationID == "merge-1")
-            #expect(try await identity.call(IdentityMethods.beginMerge, begin) == state)
+            #expect(state.mergePolicy == .keepBoth)
+            // A retry under the same operation continues it; under another, the revoked token is refused.
             #expect(
-                await identity.status(
-                    IdentityMethods.beginMerge,
-                    BeginMergeRequest(guestUID: guest.uid, accountUID: account.uid, operationID: "merge-2")
-                ) == IdentityStatus.operationConflict
+                try await identity.call(IdentityMethods.link, merge(guest, operationID: "merge-1"))
+                    == .continuing(state)
             )
             #expect(
-                await identity.status(
-                    IdentityMethods.verifyAccessToken,
-                    VerifyAccessTokenRequest(accessToken: guest.accessToken)
-                ) == IdentityStatus.tokenRevoked
+                await identity.status(IdentityMethods.link, merge(guest, operationID: "merge-2"))
+                    == IdentityStatus.tokenRevoked
             )
-            #expect(
-                await identity.status(
-                    IdentityMethods.refreshSession,
-                    RefreshSessionRequest(refreshToken: guest.refreshToken)
-                ) == IdentityStatus.tokenRevoked
-            )
+            await identity.expectRevoked([guest])
             #expect(
                 await identity.status(IdentityMethods.beginDelete, BeginDeleteRequest(uid: guest.uid, operationID: "d"))
                     == IdentityStatus.operationConflict
             )
-
             // The account cannot be deleted while the guest is being merged into it.
             #expect(
                 await identity.status(
@@ -112,13 +100,20 @@ struct AccountStateTests {
                 ) == IdentityStatus.operationConflict
             )
 
-            let finish = IdentityOperationRequest(uid: guest.uid, operationID: "merge-1")
+            let report = MergeReport(moved: 2, conflicts: 0, keptAccount: 0, keptGuest: 0, keptBoth: 0)
             #expect(
                 await identity.status(
                     IdentityMethods.finishMerge,
-                    IdentityOperationRequest(uid: guest.uid, operationID: "other")
+                    FinishMergeRequest(uid: guest.uid, operationID: "other", report: report)
                 ) == IdentityStatus.operationConflict
             )
+            let answer = RememberOperationAnswerRequest(
+                id: SHA256.hash(Array("merge-1".utf8)),
+                check: SHA256.hash([1]),
+                sealed: [1, 2, 3],
+                lifetimeSeconds: 60
+            )
+            let finish = FinishMergeRequest(uid: guest.uid, operationID: "merge-1", report: report, answer: answer)
             try await identity.call(IdentityMethods.finishMerge, finish)
             try await identity.call(IdentityMethods.finishMerge, finish)
             #expect(try await traces(identity, uid: guest.uid) == [:])
@@ -126,6 +121,14 @@ struct AccountStateTests {
                 await identity.status(IdentityMethods.getUser, IdentityUserRequest(uid: guest.uid))
                     == IdentityStatus.userNotFound
             )
+            // The answer kept with the last step is what a retry gets; without it, that the merge finished.
+            #expect(
+                try await identity.call(IdentityMethods.link, merge(guest, operationID: "merge-1"))
+                    == .recalled(RememberedAnswer(check: answer.check, sealed: answer.sealed))
+            )
+            var unanswered = merge(guest, operationID: "merge-1")
+            unanswered.operation.answerID = SHA256.hash([0])
+            #expect(try await identity.call(IdentityMethods.link, unanswered) == .finished)
             _ = try await identity.call(
                 IdentityMethods.verifyAccessToken,
                 VerifyAccessTokenRequest(accessToken: account.accessToken)
@@ -136,6 +139,44 @@ struct AccountStateTests {
                 BeginDeleteRequest(uid: account.uid, operationID: "delete-account")
             )
             #expect(deleting.kind == .deleting)
+        }
+    }
+
+    @Test(
+        "Discard and delete-everything begin in one call each; a member's sign-out only ends its session",
+        arguments: TestEngine.allCases
+    )
+    func discardAndDeleteAccount(engine: TestEngine) async throws {
+        try await withIdentity(engine) { identity in
+            let (account, guest) = try await accountAndGuest(identity)
+            let discard = LinkAccountRequest.password(
+                guest,
+                email: "acct@example.com",
+                password: "account password",
+                onConflict: .discard,
+                operationID: "discard-1"
+            )
+            let (session, state) = try await identity.call(IdentityMethods.link, discard).begun()
+            #expect(session.uid == account.uid)
+            #expect(state.kind == .deleting && state.deletionReason == .merge && state.operationID == "discard-1")
+            #expect(try await identity.call(IdentityMethods.link, discard) == .continuing(state))
+
+            let signOut = DeleteAccountRequest(operation: .of(account, operationID: "sign-out"), guestOnly: true)
+            #expect(try await identity.call(IdentityMethods.deleteAccount, signOut) == .signedOut)
+            await identity.expectRevoked([account])
+
+            let other = try await identity.newGuest()
+            let delete = DeleteAccountRequest(operation: .of(other, operationID: "delete-1"), guestOnly: false)
+            guard case .begun(let deleting) = try await identity.call(IdentityMethods.deleteAccount, delete) else {
+                throw TestFailure("deleteAccount did not begin the deletion")
+            }
+            #expect(deleting.kind == .deleting && deleting.deletionReason == .userRequest)
+            #expect(try await identity.call(IdentityMethods.deleteAccount, delete) == .continuing(deleting))
+            try await identity.call(
+                IdentityMethods.finishDelete,
+                FinishDeleteRequest(uid: other.uid, operationID: "delete-1")
+            )
+            #expect(try await identity.call(IdentityMethods.deleteAccount, delete) == .finished)
         }
     }
 
@@ -207,11 +248,11 @@ struct AccountStateTests {
 
             try await identity.call(
                 IdentityMethods.finishDelete,
-                IdentityOperationRequest(uid: guest.uid, operationID: "del-1")
+                FinishDeleteRequest(uid: guest.uid, operationID: "del-1")
             )
             try await identity.call(
                 IdentityMethods.finishDelete,
-                IdentityOperationRequest(uid: guest.uid, operationID: "del-1")
+                FinishDeleteRequest(uid: guest.uid, operationID: "del-1")
             )
             #expect(try await traces(identity, uid: guest.uid, email: email) == [:])
             #expect(try await identity.count("identity_login_failures") == 0)
@@ -220,7 +261,7 @@ struct AccountStateTests {
             #expect(
                 await identity.status(
                     IdentityMethods.finishDelete,
-                    IdentityOperationRequest(uid: guest.uid, operationID: "never")
+                    FinishDeleteRequest(uid: guest.uid, operationID: "never")
                 ) == IdentityStatus.userNotFound
             )
             // The idempotency key no longer leads anywhere: it makes a new guest.
@@ -260,11 +301,8 @@ struct AccountStateTests {
     )
     func stuck(engine: TestEngine) async throws {
         try await withIdentity(engine) { identity in
-            let (account, guest) = try await accountAndGuest(identity)
-            _ = try await identity.call(
-                IdentityMethods.beginMerge,
-                BeginMergeRequest(guestUID: guest.uid, accountUID: account.uid, operationID: "m")
-            )
+            let (_, guest) = try await accountAndGuest(identity)
+            _ = try await identity.call(IdentityMethods.link, merge(guest, operationID: "m")).begun()
             identity.clock.advance(by: .seconds(30))
             let doomed = try await identity.newGuest()
             _ = try await identity.call(

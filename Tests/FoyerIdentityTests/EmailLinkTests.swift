@@ -193,10 +193,7 @@ struct EmailLinkTests {
                 try await identity.completeLinkAttempt(otherToken, verifier: otherClient.verifier, uid: other.uid)
             }
             #expect(details.otherUID == guest.uid)
-            let account = try await identity.call(
-                IdentityMethods.redeemConflictTicket,
-                RedeemConflictTicketRequest(uid: other.uid, ticket: details.ticket)
-            )
+            let account = try await identity.redeem(other, ticket: details.ticket)
             #expect(account.uid == guest.uid)
             #expect(
                 await status {

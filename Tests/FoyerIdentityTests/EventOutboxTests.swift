@@ -39,16 +39,16 @@ struct EventOutboxTests {
             )
             try await identity.call(
                 IdentityMethods.beginDelete,
-                BeginDeleteRequest(uid: guest.uid, operationID: "ttl-0123")
+                BeginDeleteRequest(uid: guest.uid, operationID: "ttl-0123", reason: .ttl)
             )
             try await identity.call(
-                IdentityMethods.finishDeleteWithReason,
-                FinishDeleteRequest(uid: guest.uid, operationID: "ttl-0123", reason: .ttl)
+                IdentityMethods.finishDelete,
+                FinishDeleteRequest(uid: guest.uid, operationID: "ttl-0123")
             )
             // A repeat finds the deletion finished and writes nothing
             try await identity.call(
                 IdentityMethods.finishDelete,
-                IdentityOperationRequest(uid: guest.uid, operationID: "ttl-0123")
+                FinishDeleteRequest(uid: guest.uid, operationID: "ttl-0123")
             )
 
             let page = try await identity.call(IdentityMethods.listEvents, ListEventsRequest(uid: guest.uid))

@@ -28,23 +28,10 @@ struct ExpiredGuestTests {
                 LinkPasswordRequest(uid: member.uid, email: "member@example.com", password: "member password")
             ).linked()
             let merging = try await identity.newGuest()
-            let conflict = try await expectConflict {
-                try await identity.call(
-                    IdentityMethods.linkPassword,
-                    LinkPasswordRequest(uid: merging.uid, email: "member@example.com", password: "member password")
-                )
-            }
             _ = try await identity.call(
-                IdentityMethods.redeemConflictTicket,
-                RedeemConflictTicketRequest(
-                    uid: merging.uid,
-                    ticket: conflict.ticket
-                )
-            )
-            _ = try await identity.call(
-                IdentityMethods.beginMerge,
-                BeginMergeRequest(guestUID: merging.uid, accountUID: member.uid, operationID: "m")
-            )
+                IdentityMethods.link,
+                .password(merging, email: "member@example.com", password: "member password", operationID: "m")
+            ).begun()
             let active = idle.removeFirst()
             identity.clock.advance(by: .seconds(3600))
             try await identity.call(IdentityMethods.recordActivity, IdentityUserRequest(uid: active))

@@ -12,7 +12,7 @@ struct FinishedOperationRetentionTests {
     func forgottenAfterAWeek(engine: TestEngine) async throws {
         try await withIdentity(engine) { identity in
             let guest = try await identity.newGuest()
-            let finish = IdentityOperationRequest(uid: guest.uid, operationID: "delete-op")
+            let finish = FinishDeleteRequest(uid: guest.uid, operationID: "delete-op")
             try await identity.call(
                 IdentityMethods.beginDelete,
                 BeginDeleteRequest(uid: guest.uid, operationID: "delete-op")

@@ -39,7 +39,6 @@ struct IdentityErrorTests {
         (.emailAlreadyInUse(), IdentityStatus.emailAlreadyInUse),
         (.providerAlreadyLinked("linked"), IdentityStatus.providerAlreadyLinked),
         (.ticketInvalid(), IdentityStatus.ticketInvalid),
-        (.mergeNotAuthorized(), IdentityStatus.mergeNotAuthorized),
         (.userNotFound(), IdentityStatus.userNotFound),
         (.accountNotActive("deleting"), IdentityStatus.accountNotActive),
         (.operationConflict("busy"), IdentityStatus.operationConflict),

@@ -230,3 +230,73 @@ func decodeClaims(_ token: String) throws -> DecodedAccessToken {
     let payload = try Base64URL.decode(token.split(separator: ".")[1])
     return try JSONDecoder().decode(DecodedAccessToken.self, from: Data(payload))
 }
+
+extension CallerOperation {
+    /// `session`'s operation `operationID`, its answer kept under an id derived from it.
+    static func of(
+        _ session: SessionTokens,
+        operationID: String,
+        requirement: TokenRequirement = .any
+    ) -> CallerOperation {
+        CallerOperation(
+            accessToken: session.accessToken,
+            requirement: requirement,
+            operationID: operationID,
+            answerID: SHA256.hash(Array(operationID.utf8))
+        )
+    }
+}
+
+extension LinkAccountRequest {
+    /// `session` linking `proof` as the gateway asks identity to, choosing `onConflict`.
+    static func of(
+        _ session: SessionTokens,
+        _ proof: Proof,
+        onConflict: ConflictChoice = .merge,
+        policy: MergePolicy = .keepBoth,
+        operationID: String = "link-op"
+    ) -> LinkAccountRequest {
+        LinkAccountRequest(
+            operation: .of(session, operationID: operationID),
+            proof: proof,
+            onConflict: onConflict,
+            mergePolicy: policy,
+            source: ""
+        )
+    }
+
+    /// `session` linking the email and password of another account, choosing `onConflict`.
+    static func password(
+        _ session: SessionTokens,
+        email: String,
+        password: String,
+        onConflict: ConflictChoice = .merge,
+        policy: MergePolicy = .keepBoth,
+        operationID: String = "link-op"
+    ) -> LinkAccountRequest {
+        .of(
+            session,
+            .credential(.password(email: email, password: password)),
+            onConflict: onConflict,
+            policy: policy,
+            operationID: operationID
+        )
+    }
+}
+
+extension LinkStep {
+    /// The account's session and the guest's state of a merge or discard that began.
+    func begun() throws -> (account: SessionTokens, guest: AccountState) {
+        guard case .begun(let account, let guest) = self else { throw TestFailure("link answered \(self)") }
+        return (account, guest)
+    }
+}
+
+extension IdentityHarness {
+    /// `session` redeeming a conflict ticket as the gateway's `resolveConflict` does, choosing merge: the account's
+    /// session (the guest is now merging into it, signed out).
+    func redeem(_ session: SessionTokens, ticket: String, operationID: String = "redeem") async throws -> SessionTokens
+    {
+        try await call(IdentityMethods.link, .of(session, .ticket(ticket), operationID: operationID)).begun().account
+    }
+}

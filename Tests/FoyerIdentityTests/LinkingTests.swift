@@ -23,13 +23,6 @@ struct LinkingTests {
         )
     }
 
-    private func redeem(_ identity: IdentityHarness, _ uid: String, _ ticket: String) async throws -> SessionTokens {
-        try await identity.call(
-            IdentityMethods.redeemConflictTicket,
-            RedeemConflictTicketRequest(uid: uid, ticket: ticket)
-        )
-    }
-
     @Test(
         "Linking Apple to a guest keeps its uid and makes it permanent; a second Apple identity is refused",
         arguments: TestEngine.allCases
@@ -89,15 +82,19 @@ struct LinkingTests {
 
             let stranger = try await identity.newGuest()
             #expect(
-                await status { try await redeem(identity, stranger.uid, details.ticket) }
+                await status { try await identity.redeem(stranger, ticket: details.ticket) }
                     == IdentityStatus.ticketInvalid
             )
-            let switched = try await redeem(identity, guest.uid, details.ticket)
-            #expect(switched.uid == account.uid && !switched.isAnonymous)
             #expect(
-                await status { try await redeem(identity, guest.uid, details.ticket) } == IdentityStatus.ticketInvalid
+                await status { try await identity.redeem(guest, ticket: "garbage") } == IdentityStatus.ticketInvalid
             )
-            #expect(await status { try await redeem(identity, guest.uid, "garbage") } == IdentityStatus.ticketInvalid)
+            let switched = try await identity.redeem(guest, ticket: details.ticket)
+            #expect(switched.uid == account.uid && !switched.isAnonymous)
+            // Redeeming began the guest's merge and signed it out: the ticket cannot be presented again.
+            #expect(
+                await status { try await identity.redeem(guest, ticket: details.ticket, operationID: "again") }
+                    == IdentityStatus.tokenRevoked
+            )
         }
     }
 
@@ -118,7 +115,8 @@ struct LinkingTests {
             }
             identity.clock.advance(by: .seconds(601))
             #expect(
-                await status { try await redeem(identity, guest.uid, details.ticket) } == IdentityStatus.ticketInvalid
+                await status { try await identity.redeem(guest, ticket: details.ticket) }
+                    == IdentityStatus.ticketInvalid
             )
         }
     }
@@ -150,7 +148,7 @@ struct LinkingTests {
                 )
             }
             #expect(details.otherUID == owner.uid)
-            #expect(try await redeem(identity, guest.uid, details.ticket).uid == owner.uid)
+            #expect(try await identity.redeem(guest, ticket: details.ticket).uid == owner.uid)
             #expect(try await identity.call(IdentityMethods.getUser, IdentityUserRequest(uid: guest.uid)).isAnonymous)
         }
     }

@@ -95,7 +95,7 @@ struct OutboxTests {
             )
             try await identity.call(
                 IdentityMethods.finishDelete,
-                IdentityOperationRequest(uid: member.uid, operationID: "delete-member")
+                FinishDeleteRequest(uid: member.uid, operationID: "delete-member")
             )
             #expect(try await identity.count("identity_outbox", where: "recipient", is: "owner@example.com") == 0)
             #expect(try await identity.count("identity_outbox", where: "recipient", is: "unproved@example.com") == 0)

@@ -153,10 +153,7 @@ struct PreHijackingTests {
             #expect(user.providers.isEmpty && !user.hasPassword && user.emailVerified)
             await identity.expectRevoked(planted)
             // The victim's ticket, issued after the clean-up, signs in to the address's account.
-            let account = try await identity.call(
-                IdentityMethods.redeemConflictTicket,
-                RedeemConflictTicketRequest(uid: victimGuest.uid, ticket: details.ticket)
-            )
+            let account = try await identity.redeem(victimGuest, ticket: details.ticket)
             #expect(account.uid == planted[0].uid)
         }
     }
@@ -185,10 +182,7 @@ struct PreHijackingTests {
             let token = try await identity.requestLink(Self.victimEmail, verifier: victim)
             _ = try await identity.completeLink(token, verifier: victim.verifier)
             #expect(
-                await identity.status(
-                    IdentityMethods.redeemConflictTicket,
-                    RedeemConflictTicketRequest(uid: second.uid, ticket: ticket)
-                ) == IdentityStatus.ticketInvalid
+                await status { try await identity.redeem(second, ticket: ticket) } == IdentityStatus.ticketInvalid
             )
         }
     }

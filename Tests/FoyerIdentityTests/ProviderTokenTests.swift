@@ -310,7 +310,7 @@ struct ProviderTokenTests {
             )
             try await identity.call(
                 IdentityMethods.finishDelete,
-                IdentityOperationRequest(uid: first.uid, operationID: "del-1")
+                FinishDeleteRequest(uid: first.uid, operationID: "del-1")
             )
             let second = try await identity.providerSignIn(.apple, tokens[1], rawNonce: nonces[1].raw)
             #expect(second.uid != first.uid && !second.isAnonymous)

@@ -14,7 +14,7 @@ extension IdentityHarness {
     func deleteAccount(_ uid: String) async throws {
         let operationID = "delete-\(randomKey())"
         _ = try await call(IdentityMethods.beginDelete, BeginDeleteRequest(uid: uid, operationID: operationID))
-        try await call(IdentityMethods.finishDelete, IdentityOperationRequest(uid: uid, operationID: operationID))
+        try await call(IdentityMethods.finishDelete, FinishDeleteRequest(uid: uid, operationID: operationID))
     }
 
     /// Every `table.column` of identity's schema (read from the database, so no table can be missed) with text

@@ -73,10 +73,26 @@ struct WireMessageTests {
         )
         try roundTrip(ProviderSignInRequest(provider: .google, idToken: "t", rawNonce: "n"))
         try roundTrip(LinkProviderRequest(uid: "u", provider: .apple, idToken: "t", rawNonce: nil))
-        try roundTrip(RedeemConflictTicketRequest(uid: "u", ticket: "t"))
         try roundTrip(ConflictDetails(otherUID: "o", ticket: "t", ticketExpiresAtMilliseconds: 4))
         try roundTrip(LinkAttempt.conflict(ConflictDetails(otherUID: "o", ticket: "t", ticketExpiresAtMilliseconds: 4)))
-        try roundTrip(BeginMergeRequest(guestUID: "g", accountUID: "a", operationID: "op"))
+        try roundTrip(
+            LinkAccountRequest(
+                operation: CallerOperation(
+                    accessToken: "t",
+                    requirement: .guestOrRecentSignIn,
+                    operationID: "op",
+                    answerID: .init(repeating: 1, count: 32)
+                ),
+                proof: .ticket("ticket"),
+                onConflict: .discard,
+                mergePolicy: .keepNewest,
+                source: "203.0.113.9"
+            )
+        )
+        try roundTrip(LinkStep.begun(account: session, guest: state))
+        try roundTrip(
+            DeletionStep.continuing(AccountState(uid: "u", kind: .deleting, operationID: "op", deletionReason: .ttl))
+        )
         try roundTrip(IdentityOperationRequest(uid: "u", operationID: "op"))
         try roundTrip(BeginDeleteRequest(uid: "u", operationID: "op", idleBeforeMilliseconds: 5))
         try roundTrip(state)

@@ -7,7 +7,7 @@ import Glibc
 #endif
 
 /// cleanup killed by a fault point in the middle of its inactivity clean-up, which runs the same steps as
-/// delete-everything (AccountOperations, batched): restarted disarmed, its first sweep once the dead process's claim
+/// delete-everything (AccountSagas, batched): restarted disarmed, its first sweep once the dead process's claim
 /// has expired must finish the deletion (recovery of the stuck guest, grace 0) and leave nothing of the guest.
 extension FaultTests {
     @Test("cleanup killed after a step of deleting an expired guest", arguments: deletePoints)

@@ -1,5 +1,5 @@
 public import FoyerAPI
-import FoyerAccountOps
+import FoyerLifecycle
 public import FoyerRPC
 import FoyerStorage
 public import Logging
@@ -50,7 +50,7 @@ public final class CleanupService: Sendable {
         let identity = RPCClient(configuration: configuration.identity, logger: logger)
         let guestQuota = RPCClient(configuration: configuration.guestQuota, logger: logger)
         let userData = RPCClient(configuration: configuration.userData, logger: logger)
-        let operations = AccountOperations(
+        let sagas = AccountSagas(
             identity: identity,
             guestQuota: guestQuota,
             userData: userData,
@@ -61,7 +61,7 @@ public final class CleanupService: Sendable {
             configuration: configuration,
             store: store,
             pseudonyms: pseudonyms,
-            operations: operations,
+            sagas: sagas,
             logger: logger
         )
         var router = RPCRouter(serving: CleanupMethods.all)

@@ -1,10 +1,10 @@
 import Foundation
 import FoyerAPI
-import FoyerAccountOps
+import FoyerLifecycle
 import FoyerRPC
 
 /// cleanup's side of `DeletionRecorder`: writes the record to its own store, under the pseudonymous id. Used by
-/// cleanup's own deletions and merges (through `AccountOperations`) and by the `recordDeletion` method the gateway
+/// cleanup's own deletions and merges (through `AccountSagas`) and by the `recordDeletion` method the gateway
 /// calls.
 struct StoreDeletionRecorder: DeletionRecorder {
     let store: CleanupStore

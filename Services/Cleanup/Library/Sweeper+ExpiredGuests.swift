@@ -1,6 +1,6 @@
 import Foundation
 import FoyerAPI
-import FoyerAccountOps
+import FoyerLifecycle
 import FoyerRPC
 import FoyerWire
 
@@ -56,7 +56,7 @@ extension Sweeper {
         let users = uids.map { UserOperation(uid: $0, operationID: pseudonyms.ttlOperationID(uid: $0)) }
         let results: [Result<UInt64, RPCError>]
         do {
-            results = try await operations.deleteEverything(
+            results = try await sagas.deleteEverything(
                 users,
                 reason: .ttl,
                 idleBeforeMilliseconds: idleBeforeMilliseconds

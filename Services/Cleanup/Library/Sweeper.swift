@@ -1,6 +1,6 @@
 import Foundation
 import FoyerAPI
-import FoyerAccountOps
+import FoyerLifecycle
 import FoyerRPC
 import FoyerWire
 import Logging
@@ -17,7 +17,7 @@ final class Sweeper: Sendable {
     let configuration: CleanupConfiguration
     let store: CleanupStore
     let pseudonyms: Pseudonymizer
-    let operations: AccountOperations
+    let sagas: AccountSagas
     let logger: Logger
     private let gate = SweepGate()
     private let state = Mutex(State())
@@ -33,17 +33,17 @@ final class Sweeper: Sendable {
         configuration: CleanupConfiguration,
         store: CleanupStore,
         pseudonyms: Pseudonymizer,
-        operations: AccountOperations,
+        sagas: AccountSagas,
         logger: Logger
     ) {
         self.configuration = configuration
         self.store = store
         self.pseudonyms = pseudonyms
-        self.operations = operations
+        self.sagas = sagas
         self.logger = logger
     }
 
-    var identity: RPCClient { operations.identity }
+    var identity: RPCClient { sagas.identity }
     var now: Date { configuration.now() }
 
     /// Whether a (non-dry) sweep of this replica runs now, and the last sweep any replica finished (from the
@@ -227,8 +227,8 @@ final class Sweeper: Sendable {
             logger.error("purging old records failed", metadata: ["error": "\(error)"])
             tally.fail("purging old records", error)
         }
-        await pruneUpstream("user-data", operations.userData, UserDataMethods.prune)
-        await pruneUpstream("guest-quota", operations.guestQuota, GuestQuotaMethods.prune)
+        await pruneUpstream("user-data", sagas.userData, UserDataMethods.prune)
+        await pruneUpstream("guest-quota", sagas.guestQuota, GuestQuotaMethods.prune)
     }
 
     /// Asks `service` to remove its records past their retention (merge records, deletion tombstones, put and

@@ -1,6 +1,7 @@
 import Foundation
 public import FoyerAPI
 import FoyerCrypto
+import FoyerLifecycle
 public import FoyerRPC
 import FoyerWire
 import Logging
@@ -206,20 +207,17 @@ public final class GatewayAdmin: Sendable {
                 options: options
             ).state
             defer { self.core.sessions.forget(uid: uid, now: self.core.now) }
-            if state.kind == .deleting, let operationID = state.operationID {
-                return try await self.core.operations.finishDeletion(
+            let result =
+                state.kind == .deleting
+                ? try await self.core.sagas.resume(state, options: options)
+                : try await self.core.sagas.deleteEverything(
                     uid: uid,
-                    operationID: operationID,
+                    operationID: "admin-delete-" + UUID().uuidString.lowercased(),
                     reason: .userRequest,
                     options: options
                 )
-            }
-            return try await self.core.operations.deleteEverything(
-                uid: uid,
-                operationID: "admin-delete-" + UUID().uuidString.lowercased(),
-                reason: .userRequest,
-                options: options
-            )
+            guard case .deleted(let documents) = result else { return 0 }
+            return documents
         }
     }
 

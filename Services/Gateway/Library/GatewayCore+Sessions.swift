@@ -62,7 +62,7 @@ extension GatewayCore {
                 "guest sign-in failed at guest-quota; deleting the guest",
                 metadata: ["user.uid": "\(session.uid)"]
             )
-            _ = try? await operations.deleteEverything(
+            _ = try? await sagas.deleteEverything(
                 uid: session.uid,
                 operationID: scopedOperation("guest-sign-in", uid: session.uid),
                 reason: .userRequest,

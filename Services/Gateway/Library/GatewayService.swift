@@ -1,7 +1,7 @@
 import Foundation
 import FoyerAPI
 import FoyerAccessTokens
-import FoyerAccountOps
+import FoyerLifecycle
 public import FoyerRPC
 import FoyerWire
 public import Logging
@@ -74,7 +74,7 @@ final class GatewayCore: Sendable {
     let guestQuota: RPCClient
     let userData: RPCClient
     let cleanup: RPCClient
-    let operations: AccountOperations
+    let sagas: AccountSagas
     let keys: SigningKeyCache
     let sessions: SessionChecks
     let refreshLimit: SourceRateLimiter
@@ -95,7 +95,7 @@ final class GatewayCore: Sendable {
         guestQuota = RPCClient(configuration: configuration.guestQuota, logger: logger)
         userData = RPCClient(configuration: configuration.userData, logger: logger)
         cleanup = RPCClient(configuration: configuration.cleanup, logger: logger)
-        operations = AccountOperations(
+        sagas = AccountSagas(
             identity: identity,
             guestQuota: guestQuota,
             userData: userData,

@@ -10,6 +10,8 @@ public import NIOCore
 /// bool   hasMergeInto, string mergeInto     <= 64 bytes: the account a merging guest goes into
 /// bool   hasOperationID, string operationID <= 128 bytes: the operation of a merge or deletion
 /// bool   hasSince, u64 sinceMilliseconds    when the merge or deletion began
+/// bool   hasPolicy, u8 mergePolicy          MergePolicy the client chose for a merge
+/// bool   hasReason, u8 deletionReason       DeletionReason of a deletion
 /// ```
 public struct AccountState: WireMessage, Hashable {
     public var uid: String
@@ -17,19 +19,25 @@ public struct AccountState: WireMessage, Hashable {
     public var mergeInto: String?
     public var operationID: String?
     public var sinceMilliseconds: UInt64?
+    public var mergePolicy: MergePolicy?
+    public var deletionReason: DeletionReason?
 
     public init(
         uid: String,
         kind: AccountStateKind,
         mergeInto: String? = nil,
         operationID: String? = nil,
-        sinceMilliseconds: UInt64? = nil
+        sinceMilliseconds: UInt64? = nil,
+        mergePolicy: MergePolicy? = nil,
+        deletionReason: DeletionReason? = nil
     ) {
         self.uid = uid
         self.kind = kind
         self.mergeInto = mergeInto
         self.operationID = operationID
         self.sinceMilliseconds = sinceMilliseconds
+        self.mergePolicy = mergePolicy
+        self.deletionReason = deletionReason
     }
 
     public init(from buffer: inout ByteBuffer) throws(WireError) {
@@ -42,6 +50,12 @@ public struct AccountState: WireMessage, Hashable {
             try buffer.readLengthPrefixedString("state.operationID", maxBytes: IdentityLimits.operationIDByteCountMax)
         }
         sinceMilliseconds = try buffer.readOptional { (buffer) throws(WireError) in try buffer.readWire(UInt64.self) }
+        mergePolicy = try buffer.readOptional { (buffer) throws(WireError) in
+            try buffer.readEnum(MergePolicy.self, "state.mergePolicy")
+        }
+        deletionReason = try buffer.readOptional { (buffer) throws(WireError) in
+            try buffer.readEnum(DeletionReason.self, "state.deletionReason")
+        }
     }
 
     public func encode(into buffer: inout ByteBuffer) {
@@ -50,5 +64,7 @@ public struct AccountState: WireMessage, Hashable {
         buffer.writeOptional(mergeInto) { $0.writeLengthPrefixedString($1) }
         buffer.writeOptional(operationID) { $0.writeLengthPrefixedString($1) }
         buffer.writeOptional(sinceMilliseconds) { $0.writeInteger($1) }
+        buffer.writeOptional(mergePolicy) { $0.writeInteger($1.rawValue) }
+        buffer.writeOptional(deletionReason) { $0.writeInteger($1.rawValue) }
     }
 }

@@ -6,6 +6,8 @@ public import NIOCore
 /// ```
 /// string uid                                           <= 64 bytes
 /// string operationID                                   1–128 bytes
+/// u8     reason                                        DeletionReason: 0 user-request, 1 ttl, 2 merge (kept with
+///                                                      the state, for the `user.deleted` event and the record)
 /// bool   hasIdleBefore, u64 idleBeforeMilliseconds     for the inactivity clean-up: delete only if the user is
 ///                                                      still an active guest whose last activity is older than
 ///                                                      this (otherwise `guest-still-active`), checked atomically
@@ -13,11 +15,18 @@ public import NIOCore
 public struct BeginDeleteRequest: WireMessage, Hashable {
     public var uid: String
     public var operationID: String
+    public var reason: DeletionReason
     public var idleBeforeMilliseconds: UInt64?
 
-    public init(uid: String, operationID: String, idleBeforeMilliseconds: UInt64? = nil) {
+    public init(
+        uid: String,
+        operationID: String,
+        reason: DeletionReason = .userRequest,
+        idleBeforeMilliseconds: UInt64? = nil
+    ) {
         self.uid = uid
         self.operationID = operationID
+        self.reason = reason
         self.idleBeforeMilliseconds = idleBeforeMilliseconds
     }
 
@@ -28,6 +37,7 @@ public struct BeginDeleteRequest: WireMessage, Hashable {
             maxBytes: IdentityLimits.operationIDByteCountMax
         )
         guard !operationID.isEmpty else { throw .invalidValue("delete.operationID") }
+        reason = try buffer.readEnum(DeletionReason.self, "delete.reason")
         idleBeforeMilliseconds = try buffer.readOptional { (buffer) throws(WireError) in
             try buffer.readWire(UInt64.self)
         }
@@ -36,6 +46,7 @@ public struct BeginDeleteRequest: WireMessage, Hashable {
     public func encode(into buffer: inout ByteBuffer) {
         buffer.writeLengthPrefixedString(uid)
         buffer.writeLengthPrefixedString(operationID)
+        buffer.writeInteger(reason.rawValue)
         buffer.writeOptional(idleBeforeMilliseconds) { $0.writeInteger($1) }
     }
 }

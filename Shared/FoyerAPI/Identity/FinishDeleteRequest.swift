@@ -1,38 +1,39 @@
 public import FoyerWire
 public import NIOCore
 
-/// `finishDeleteWithReason` request: `finishDelete` with why the user is deleted, which identity puts into the
-/// `user.deleted` event it writes in the same transaction.
+/// `finishDelete` request: the user and its deletion's operation, and the gateway's answer to keep in the same
+/// transaction. The `user.deleted` event carries the reason given at `beginDelete`.
 ///
 /// ```
 /// string uid           <= 64 bytes
 /// string operationID   1–128 bytes: the id the deletion began with
-/// u8     reason        0 user-request (delete-everything, a guest's sign-out, an operator), 1 ttl, 2 merge (a guest
-///                      discarded in favour of an account)
+/// bool   hasAnswer, RememberOperationAnswerRequest answer   the answer a retry gets (absent from cleanup)
 /// ```
 public struct FinishDeleteRequest: WireMessage, Hashable {
     public var uid: String
     public var operationID: String
-    public var reason: DeletionReason
+    public var answer: RememberOperationAnswerRequest?
 
-    public init(uid: String, operationID: String, reason: DeletionReason) {
+    public init(uid: String, operationID: String, answer: RememberOperationAnswerRequest? = nil) {
         self.uid = uid
         self.operationID = operationID
-        self.reason = reason
+        self.answer = answer
     }
 
     public init(from buffer: inout ByteBuffer) throws(WireError) {
         let operation = try IdentityOperationRequest(from: &buffer)
         uid = operation.uid
         operationID = operation.operationID
-        reason = try buffer.readEnum(DeletionReason.self, "finishDelete.reason")
+        answer = try buffer.readOptional { (buffer) throws(WireError) in
+            try RememberOperationAnswerRequest(from: &buffer)
+        }
     }
 
     public func encode(into buffer: inout ByteBuffer) {
-        IdentityOperationRequest(uid: uid, operationID: operationID).encode(into: &buffer)
-        buffer.writeInteger(reason.rawValue)
+        operation.encode(into: &buffer)
+        buffer.writeOptional(answer) { $1.encode(into: &$0) }
     }
 
-    /// The uid and operation, as `finishDelete` takes them.
+    /// The uid and operation.
     public var operation: IdentityOperationRequest { IdentityOperationRequest(uid: uid, operationID: operationID) }
 }

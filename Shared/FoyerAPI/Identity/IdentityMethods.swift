@@ -121,26 +121,28 @@ public enum IdentityMethods {
         idempotent: false
     )
 
-    // MARK: Conflicts
+    // MARK: Account lifecycle
 
-    /// Signs in to the account named by a conflict ticket, for the user the ticket was issued to. Single use.
-    public static let redeemConflictTicket = RPCMethod<RedeemConflictTicketRequest, SessionTokens>(
-        id: 0x0140,
-        name: "identity.redeemConflictTicket",
+    /// Link-or-merge in one call: verifies the caller's token (under the request's requirement) and attaches the
+    /// credential, or, when it proves another account: answers the conflict (`fail`), or signs in to that account
+    /// and begins the guest's merge into it or its deletion in the same transaction (the guest is signed out
+    /// everywhere). A retry under the same operation is answered where the first attempt got to (`continuing`,
+    /// `finished`), or with the answer the gateway remembered (`recalled`).
+    public static let link = RPCMethod<LinkAccountRequest, LinkStep>(
+        id: 0x0141,
+        name: "identity.link",
         idempotent: false
     )
-
-    // MARK: Account state machine
-
-    /// Marks a guest `merging(into: account, op)` and revokes its sessions. Needs a redeemed conflict ticket for
-    /// (guest, account).
-    public static let beginMerge = RPCMethod<BeginMergeRequest, AccountState>(
-        id: 0x0150,
-        name: "identity.beginMerge",
+    /// Delete-everything's (and a sign-out's) first step in one call: verifies the caller's token and marks the user
+    /// `deleting(op)`, signed out everywhere: the point of no return. A retry is answered as for `link`.
+    public static let deleteAccount = RPCMethod<DeleteAccountRequest, DeletionStep>(
+        id: 0x0157,
+        name: "identity.deleteAccount",
         idempotent: true
     )
-    /// Deletes a guest that is `merging` under the operation.
-    public static let finishMerge = RPCMethod<IdentityOperationRequest, Empty>(
+    /// Deletes a guest that is `merging` under the operation, writing its `user.merged` event with the report's
+    /// totals, and keeps the gateway's answer when one is given, in the same transaction.
+    public static let finishMerge = RPCMethod<FinishMergeRequest, Empty>(
         id: 0x0151,
         name: "identity.finishMerge",
         idempotent: true
@@ -151,8 +153,11 @@ public enum IdentityMethods {
         name: "identity.beginDelete",
         idempotent: true
     )
-    /// Removes everything identity holds about a user that is `deleting` under the operation.
-    public static let finishDelete = RPCMethod<IdentityOperationRequest, Empty>(
+    /// Revokes the user's Sign in with Apple token at Apple if identity keeps one (`apple-unavailable` when Apple
+    /// cannot be reached: the call is repeated later), then removes everything identity holds about a user that is
+    /// `deleting` under the operation, writing its `user.deleted` event with the reason given at `beginDelete`, and
+    /// keeps the gateway's answer when one is given, in the same transaction.
+    public static let finishDelete = RPCMethod<FinishDeleteRequest, Empty>(
         id: 0x0153,
         name: "identity.finishDelete",
         idempotent: true
@@ -164,7 +169,7 @@ public enum IdentityMethods {
         name: "identity.beginDeleteBatch",
         idempotent: true
     )
-    /// `finishDelete` for up to 1000 users in one transaction: one outcome per user.
+    /// `finishDelete` (without answers) for up to 1000 users in one transaction: one outcome per user.
     public static let finishDeleteBatch = RPCMethod<Batch<IdentityOperationRequest>, Batch<BatchOutcome>>(
         id: 0x0156,
         name: "identity.finishDeleteBatch",
@@ -319,25 +324,6 @@ public enum IdentityMethods {
         idempotent: true
     )
 
-    /// The answer stored under an id, if it has not expired.
-    public static let recallOperationAnswer = RPCMethod<RecallOperationAnswerRequest, RecalledOperationAnswer>(
-        id: 0x01C1,
-        name: "identity.recallOperationAnswer",
-        idempotent: true
-    )
-
-    // MARK: Sign in with Apple: token revocation
-
-    /// Revokes at Apple the refresh token identity keeps for each user (from the authorization code given at
-    /// sign-in or link) and forgets it: the delete-everything and merge sagas call it before identity removes the
-    /// user. One outcome per user; `apple-unavailable` when Apple could not be reached or failed for any of them
-    /// (the rows Apple did accept are gone, so calling again finishes the job).
-    public static let revokeAppleTokens = RPCMethod<Batch<IdentityUserRequest>, Batch<AppleTokenRevocation>>(
-        id: 0x0190,
-        name: "identity.revokeAppleTokens",
-        idempotent: true
-    )
-
     // MARK: Events to the app's backend
 
     /// One page of identity's events (webhook outbox), newest first, of one user and/or in one state.
@@ -358,19 +344,6 @@ public enum IdentityMethods {
         name: "identity.replayEvent",
         idempotent: true
     )
-    /// `finishMerge` with the merge report's totals, written into the `user.merged` event.
-    public static let finishMergeWithReport = RPCMethod<FinishMergeRequest, Empty>(
-        id: 0x01A3,
-        name: "identity.finishMergeWithReport",
-        idempotent: true
-    )
-    /// `finishDelete` with the deletion's reason, written into the `user.deleted` event.
-    public static let finishDeleteWithReason = RPCMethod<FinishDeleteRequest, Empty>(
-        id: 0x01A4,
-        name: "identity.finishDeleteWithReason",
-        idempotent: true
-    )
-
     // MARK: The operation table
 
     /// Every method above: the router serves exactly these (`RPCRouter(serving:)`), and the README's method table
@@ -380,17 +353,15 @@ public enum IdentityMethods {
         revokeAllSessions.descriptor, getJWKS.descriptor, rotateSigningKey.descriptor, getUser.descriptor,
         recordActivity.descriptor, linkPassword.descriptor, signInWithPassword.descriptor, startEmailLink.descriptor,
         completeEmailLink.descriptor, listOutbox.descriptor, signInWithProvider.descriptor, linkProvider.descriptor,
-        redeemConflictTicket.descriptor, beginMerge.descriptor, finishMerge.descriptor, beginDelete.descriptor,
+        link.descriptor, deleteAccount.descriptor, finishMerge.descriptor, beginDelete.descriptor,
         finishDelete.descriptor, beginDeleteBatch.descriptor, finishDeleteBatch.descriptor,
         listStuckAccounts.descriptor, listExpiredGuests.descriptor, findUser.descriptor, listUsers.descriptor,
         userCounts.descriptor, createAdminKey.descriptor, listAdminKeys.descriptor, revokeAdminKey.descriptor,
         verifyAdminKey.descriptor, beginAdminAction.descriptor, endAdminAction.descriptor,
-        listAdminActions.descriptor, revokeAppleTokens.descriptor,
+        listAdminActions.descriptor,
         startPasswordReset.descriptor, completePasswordReset.descriptor, changePassword.descriptor,
         unlinkCredential.descriptor, startEmailChange.descriptor, completeEmailChange.descriptor,
         setUserPlan.descriptor, setUserRoles.descriptor, rememberOperationAnswer.descriptor,
-        recallOperationAnswer.descriptor,
-        listEvents.descriptor, getEvent.descriptor, replayEvent.descriptor, finishMergeWithReport.descriptor,
-        finishDeleteWithReason.descriptor,
+        listEvents.descriptor, getEvent.descriptor, replayEvent.descriptor,
     ]
 }

@@ -52,72 +52,34 @@ public struct RememberOperationAnswerRequest: WireMessage, Hashable {
     }
 }
 
-/// `recallOperationAnswer` request: the id a gateway stored an answer under.
+/// An answer a gateway stored with `rememberOperationAnswer`, as `link` and `deleteAccount` give it back when the
+/// operation was answered before.
 ///
 /// ```
-/// bytes id   32 bytes
+/// bytes check    32 bytes
+/// bytes sealed   1-65,536 bytes
 /// ```
-public struct RecallOperationAnswerRequest: WireMessage, Hashable {
-    public var id: [UInt8]
+public struct RememberedAnswer: Hashable, Sendable {
+    public var check: [UInt8]
+    public var sealed: [UInt8]
 
-    public init(id: [UInt8]) {
-        self.id = id
+    public init(check: [UInt8], sealed: [UInt8]) {
+        self.check = check
+        self.sealed = sealed
     }
 
     public init(from buffer: inout ByteBuffer) throws(WireError) {
-        id = try OperationAnswerLimits.readDigest(&buffer, "recallOperationAnswer.id")
-    }
-
-    public func encode(into buffer: inout ByteBuffer) {
-        buffer.writeLengthPrefixedBytes(id)
-    }
-}
-
-/// `recallOperationAnswer` answer: the stored check and sealed answer, or nothing when no answer is stored under the
-/// id or it has expired.
-///
-/// ```
-/// bool   found
-/// if found:
-///   bytes check    32 bytes
-///   bytes sealed   1-65,536 bytes
-/// ```
-public struct RecalledOperationAnswer: WireMessage, Hashable {
-    public struct Found: Hashable, Sendable {
-        public var check: [UInt8]
-        public var sealed: [UInt8]
-
-        public init(check: [UInt8], sealed: [UInt8]) {
-            self.check = check
-            self.sealed = sealed
-        }
-    }
-
-    public var found: Found?
-
-    public init(found: Found?) {
-        self.found = found
-    }
-
-    public init(from buffer: inout ByteBuffer) throws(WireError) {
-        guard try buffer.readBool() else {
-            found = nil
-            return
-        }
-        let check = try OperationAnswerLimits.readDigest(&buffer, "recalledOperationAnswer.check")
-        let sealed = try buffer.readLengthPrefixedBytes(
-            "recalledOperationAnswer.sealed",
+        check = try OperationAnswerLimits.readDigest(&buffer, "rememberedAnswer.check")
+        sealed = try buffer.readLengthPrefixedBytes(
+            "rememberedAnswer.sealed",
             maxBytes: OperationAnswerLimits.sealedByteCountMax
         )
-        found = Found(check: check, sealed: sealed)
+        guard !sealed.isEmpty else { throw WireError.invalidValue("rememberedAnswer.sealed") }
     }
 
     public func encode(into buffer: inout ByteBuffer) {
-        buffer.writeBool(found != nil)
-        if let found {
-            buffer.writeLengthPrefixedBytes(found.check)
-            buffer.writeLengthPrefixedBytes(found.sealed)
-        }
+        buffer.writeLengthPrefixedBytes(check)
+        buffer.writeLengthPrefixedBytes(sealed)
     }
 }
 

@@ -6,7 +6,7 @@ import SQLKit
 
 /// Conflict tickets (`identity_conflict_tickets`): issued when a user proves a credential that belongs to
 /// another account; redeemed once, by that user only, to sign in to that account without the credential.
-/// A redeemed ticket is also what authorizes `beginMerge` of (holder, account).
+/// `link` redeems it in the transaction that begins the merge or discard it was issued for.
 struct ConflictTickets: Sendable {
     let lifetime: Duration
 
@@ -50,16 +50,6 @@ struct ConflictTickets: Sendable {
             """
         ).run()
         return try row.decode(column: "account_uid", as: String.self)
-    }
-
-    /// Whether `holder` redeemed a ticket for `account`.
-    func wasRedeemed(_ sql: any SQLDatabase, holder: String, account: String) async throws -> Bool {
-        try await sql.raw(
-            """
-            SELECT 1 AS one FROM identity_conflict_tickets
-            WHERE holder_uid = \(bind: holder) AND account_uid = \(bind: account) AND redeemed_at IS NOT NULL
-            """
-        ).first() != nil
     }
 
     /// Deletes every ticket naming one of `accounts`, redeemed or not, so none signs in to it or authorizes a merge

@@ -1,5 +1,6 @@
 import Foundation
 import FoyerAPI
+import FoyerLifecycle
 import FoyerStorage
 import SQLKit
 
@@ -10,6 +11,8 @@ struct UserRecord: Sendable {
     var state: AccountStateKind
     var mergeInto: String?
     var operationID: String?
+    /// The merge policy (merging) or the deletion reason (deleting), as its wire value.
+    var operationDetail: UInt8?
     var stateSince: Date?
     var createdAt: Date
     var lastActivityAt: Date
@@ -19,27 +22,39 @@ struct UserRecord: Sendable {
     var grants: UserGrants
 
     var accountState: AccountState {
-        AccountState(
-            uid: uid,
-            kind: state,
-            mergeInto: mergeInto,
-            operationID: operationID,
-            sinceMilliseconds: stateSince?.wireMilliseconds
-        )
+        phase.state(of: uid, sinceMilliseconds: stateSince?.wireMilliseconds)
+    }
+
+    /// Where the user is in the account state machine.
+    var phase: AccountPhase {
+        switch state {
+        case .active: isAnonymous ? .guest : .member
+        case .merging:
+            .merging(
+                into: mergeInto ?? "",
+                operation: operationID ?? "",
+                policy: operationDetail.flatMap(MergePolicy.init(rawValue:)) ?? .keepBoth
+            )
+        case .deleting:
+            .deleting(
+                operation: operationID ?? "",
+                reason: operationDetail.flatMap(DeletionReason.init(rawValue:)) ?? .userRequest
+            )
+        }
     }
 }
 
 /// SQL on `identity_users`. Every function runs on the connection it is given (usually a transaction's).
 enum UserRecords {
     static let columns =
-        "uid, is_anonymous, state, merge_into, operation_id, state_since, created_at, last_activity_at, tokens_not_before, plan, roles"
+        "uid, is_anonymous, state, merge_into, operation_id, operation_detail, state_since, created_at, last_activity_at, tokens_not_before, plan, roles"
 
     static func insert(_ sql: any SQLDatabase, uid: String, isAnonymous: Bool, now: Date) async throws {
         let now = now.atWirePrecision
         try await sql.raw(
             """
             INSERT INTO identity_users (\(unsafeRaw: columns))
-            VALUES (\(bind: uid), \(bind: isAnonymous), 'active', NULL, NULL, NULL, \(SQLTimestamp(now)),
+            VALUES (\(bind: uid), \(bind: isAnonymous), 'active', NULL, NULL, NULL, NULL, \(SQLTimestamp(now)),
                     \(SQLTimestamp(now)), 0, NULL, '')
             """
         ).run()
@@ -99,6 +114,7 @@ enum UserRecords {
             state: state,
             mergeInto: try row.decode(column: "merge_into", as: String?.self),
             operationID: try row.decode(column: "operation_id", as: String?.self),
+            operationDetail: try row.decode(column: "operation_detail", as: Int64?.self).flatMap(UInt8.init(exactly:)),
             stateSince: try row.decodeOptionalDate(column: "state_since"),
             createdAt: try row.decodeDate(column: "created_at"),
             lastActivityAt: try row.decodeDate(column: "last_activity_at"),
@@ -150,18 +166,15 @@ enum UserRecords {
         ).run()
     }
 
-    static func setState(
-        _ sql: any SQLDatabase,
-        uid: String,
-        state: AccountStateKind,
-        mergeInto: String?,
-        operationID: String,
-        now: Date
-    ) async throws {
+    /// Moves the user into a merge or a deletion (`phase` is `merging` or `deleting`).
+    static func setPhase(_ sql: any SQLDatabase, uid: String, _ phase: AccountPhase, now: Date) async throws {
+        let state = phase.state(of: uid)
+        let detail = state.mergePolicy?.rawValue ?? state.deletionReason?.rawValue
         try await sql.raw(
             """
-            UPDATE identity_users SET state = \(bind: stateText(state)), merge_into = \(bind: mergeInto),
-                operation_id = \(bind: operationID), state_since = \(SQLTimestamp(now))
+            UPDATE identity_users SET state = \(bind: stateText(state.kind)), merge_into = \(bind: state.mergeInto),
+                operation_id = \(bind: state.operationID), operation_detail = \(bind: detail.map(Int64.init)),
+                state_since = \(SQLTimestamp(now))
             WHERE uid = \(bind: uid)
             """
         ).run()

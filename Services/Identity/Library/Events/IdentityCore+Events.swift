@@ -54,16 +54,11 @@ extension IdentityCore {
     /// The event of a user that `finish` removes: `user.merged` for a merge, `user.deleted` for a deletion. Without
     /// a reason (`finishDelete`, `finishDeleteBatch`), cleanup's inactivity operations (`ttl-…`) are `ttl` and any
     /// other `user-request`.
-    static func finishEvent(
-        _ user: UserRecord,
-        report: FinishMergeRequest?,
-        reason: DeletionReason?
-    ) -> EventDraft {
-        if user.state == .merging {
-            return .userMerged(from: user.uid, to: user.mergeInto ?? "", report: report)
+    static func finishEvent(_ user: UserRecord, report: FinishMergeRequest?) -> EventDraft {
+        switch user.phase {
+        case .deleting(_, let reason): .userDeleted(reason: reason.description)
+        default: .userMerged(from: user.uid, to: user.mergeInto ?? "", report: report)
         }
-        let inferred: DeletionReason = (user.operationID ?? "").hasPrefix("ttl-") ? .ttl : .userRequest
-        return .userDeleted(reason: (reason ?? inferred).description)
     }
 
     // MARK: Operators

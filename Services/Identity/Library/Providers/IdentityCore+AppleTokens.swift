@@ -60,16 +60,16 @@ extension IdentityCore {
         }
     }
 
-    /// `revokeAppleTokens`: for each user, revokes the kept refresh token at Apple and forgets it. Every user is
-    /// tried; `apple-unavailable` if any could not be revoked (their rows stay for the next call). Finding the rows is
-    /// a read, off the writer's queue: most deletions (every guest's) find none and write nothing.
-    func revokeAppleTokens(_ uids: [String]) async throws -> [AppleTokenRevocation] {
+    /// The first part of `finishDelete`: for each user, revokes the kept refresh token at Apple and forgets it.
+    /// Every user is tried; `apple-unavailable` if any could not be revoked (their rows stay for the next call).
+    /// Finding the rows is a read, off the writer's queue: most deletions (every guest's) find none and write
+    /// nothing.
+    func revokeAppleTokens(_ uids: [String]) async throws {
         let rows = try await database.withConnection { sql in try await AppleTokenRecords.rows(sql, uids: uids) }
-        var outcomes = [String: AppleTokenRevocation.Outcome]()
         var failures = 0
         for row in rows {
             do {
-                outcomes[row.uid] = try await revokeAppleToken(row)
+                try await revokeAppleToken(row)
             } catch {
                 logger.warning(
                     "Sign in with Apple: the token could not be revoked; the deletion will try again",
@@ -84,7 +84,6 @@ extension IdentityCore {
                 "\(failures) Sign in with Apple token(s) could not be revoked at Apple yet; try again later"
             )
         }
-        return uids.map { AppleTokenRevocation(outcome: outcomes[$0] ?? .none) }
     }
 
     /// After `unlinkCredential` removed the user's Apple identity: revokes the token kept for it (`row`, read in the
@@ -93,7 +92,7 @@ extension IdentityCore {
     /// unlink has succeeded either way.
     func revokeUnlinkedAppleToken(_ row: AppleTokenRecords.Row) async {
         do {
-            _ = try await revokeAppleToken(row)
+            try await revokeAppleToken(row)
         } catch {
             logger.warning(
                 "Sign in with Apple: the unlinked identity's token could not be revoked; the deletion will try again",
@@ -104,14 +103,14 @@ extension IdentityCore {
 
     /// Revokes one row's token (or, without a token, forgets the record of the failed exchange), then deletes the
     /// row (unless a newer token replaced it meanwhile).
-    private func revokeAppleToken(_ row: AppleTokenRecords.Row) async throws -> AppleTokenRevocation.Outcome {
+    private func revokeAppleToken(_ row: AppleTokenRecords.Row) async throws {
         guard let sealed = row.sealedToken else {
             try await database.transaction { sql in try await AppleTokenRecords.delete(sql, row) }
             logger.info(
                 "Sign in with Apple: no token to revoke (its exchange had failed)",
                 metadata: ["user.uid": "\(row.uid)"]
             )
-            return .notObtained
+            return
         }
         guard let endpoint = appleEndpoint else {
             throw IdentityError.appleUnavailable("the Sign in with Apple client-secret settings are not configured")
@@ -133,7 +132,6 @@ extension IdentityCore {
         case .revoked:
             try await database.transaction { sql in try await AppleTokenRecords.delete(sql, row) }
             logger.info("Sign in with Apple: token revoked", metadata: ["user.uid": "\(row.uid)"])
-            return .revoked
         case .failed(let reason):
             throw IdentityError.appleUnavailable(reason)
         }

@@ -139,23 +139,4 @@ extension IdentityCore {
             )
         }
     }
-
-    /// `redeemConflictTicket`: a session for the account the ticket names, for the user it was issued to.
-    func redeemConflictTicket(_ request: RedeemConflictTicketRequest) async throws -> SessionTokens {
-        guard let ticket = SecretToken(text: request.ticket) else { throw ConflictTickets.invalid() }
-        let now = self.now
-        let tokens = try await database.transaction { sql in
-            let account = try await self.tickets.redeem(sql, ticket: ticket, holder: request.uid, now: now)
-            let user = try await UserRecords.requireActive(sql, uid: account, lock: true)
-            _ = try await UserRecords.touchActivity(
-                sql,
-                uid: account,
-                now: now,
-                interval: self.configuration.activityRecordInterval
-            )
-            return try await self.startSession(sql, user: user, now: now)
-        }
-        logger.info("conflict ticket redeemed", metadata: ["user.uid": "\(request.uid)", "other.uid": "\(tokens.uid)"])
-        return tokens
-    }
 }

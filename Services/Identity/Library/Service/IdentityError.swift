@@ -19,7 +19,7 @@ struct IdentityError: Error, Equatable, CustomStringConvertible {
         // Provider ID tokens.
         case nonceMismatch, nonceAlreadyUsed, providerNotConfigured
         // Linking and conflicts.
-        case emailAlreadyInUse, providerAlreadyLinked, ticketInvalid, mergeNotAuthorized
+        case emailAlreadyInUse, providerAlreadyLinked, ticketInvalid
         // Users and the state machine.
         case userNotFound, accountNotActive, operationConflict, guestStillActive, idempotencyKeyReused
         case outboxDisabled
@@ -127,9 +127,6 @@ extension IdentityError {
     static func providerAlreadyLinked(_ message: String) -> Self { Self(.providerAlreadyLinked, message) }
     static func ticketInvalid() -> Self {
         Self(.ticketInvalid, "the ticket is unknown, expired, used, or not yours")
-    }
-    static func mergeNotAuthorized() -> Self {
-        Self(.mergeNotAuthorized, "no redeemed conflict ticket binds this guest to the account")
     }
 }
 

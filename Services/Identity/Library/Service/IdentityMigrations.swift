@@ -308,6 +308,16 @@ enum IdentityMigrations {
                 "ALTER TABLE identity_email_links ADD COLUMN session_id TEXT"
             ]
         ),
+        Migration(
+            version: 12,
+            name: "a merge keeps its policy and a deletion its reason",
+            statements: [
+                // The merge policy (merging) or deletion reason (deleting) the operation began with, as its wire
+                // value, so whoever finishes it (a retry, cleanup's recovery) finishes it as it was asked. Rows from
+                // before have none: keep-both and user-request, as the recovery assumed then.
+                "ALTER TABLE identity_users ADD COLUMN operation_detail BIGINT"
+            ]
+        ),
     ]
 
     /// Every table, for tests that check nothing of a user is left.

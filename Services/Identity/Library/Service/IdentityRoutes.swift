@@ -36,8 +36,8 @@ enum IdentityRoutes {
         router.route(M.listOutbox) { request in try await core.listOutbox(request) }
         router.route(M.signInWithProvider) { request in try await core.signInWithProvider(request) }
         router.route(M.linkProvider) { request in try await core.linkProvider(request) }
-        router.route(M.redeemConflictTicket) { request in try await core.redeemConflictTicket(request) }
-        router.route(M.beginMerge) { request in try await core.beginMerge(request) }
+        router.route(M.link) { request in try await core.link(request) }
+        router.route(M.deleteAccount) { request in try await core.deleteAccount(request) }
         router.route(M.finishMerge) { request in
             try await core.finishMerge(request)
             return Empty()
@@ -55,14 +55,6 @@ enum IdentityRoutes {
         }
         router.route(M.listStuckAccounts) { request in try await core.listStuckAccounts(request) }
         router.route(M.listExpiredGuests) { request in try await core.listExpiredGuests(request) }
-        router.route(M.finishMergeWithReport) { request in
-            try await core.finishMergeWithReport(request)
-            return Empty()
-        }
-        router.route(M.finishDeleteWithReason) { request in
-            try await core.finishDeleteWithReason(request)
-            return Empty()
-        }
         router.route(M.listEvents) { request in try await core.listEvents(request) }
         router.route(M.getEvent) { request in try await core.getEvent(request) }
         router.route(M.replayEvent) { request in try await core.replayEvent(request) }
@@ -83,9 +75,6 @@ enum IdentityRoutes {
         router.route(M.completeEmailChange) { request in
             try await core.completeEmailChange(request)
             return Empty()
-        }
-        router.route(M.revokeAppleTokens) { request in
-            Batch(try await core.revokeAppleTokens(try Self.nonEmpty(request.elements).map(\.uid)))
         }
         registerAdministration(core, on: &router)
     }
@@ -118,7 +107,6 @@ enum IdentityRoutes {
             try await core.rememberOperationAnswer(request)
             return Empty()
         }
-        router.route(M.recallOperationAnswer) { request in try await core.recallOperationAnswer(request) }
     }
 
     /// A batch of no element is a caller's mistake, not a batch that did nothing.
@@ -167,7 +155,6 @@ enum IdentityRoutes {
         case .emailAlreadyInUse: return S.emailAlreadyInUse
         case .providerAlreadyLinked: return S.providerAlreadyLinked
         case .ticketInvalid: return S.ticketInvalid
-        case .mergeNotAuthorized: return S.mergeNotAuthorized
         case .userNotFound: return S.userNotFound
         case .accountNotActive: return S.accountNotActive
         case .operationConflict: return S.operationConflict

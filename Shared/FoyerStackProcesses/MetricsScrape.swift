@@ -8,15 +8,15 @@ import Darwin
 
 /// One HTTP/1.1 exchange with a metrics endpoint on 127.0.0.1, over a plain socket: the endpoint answers one
 /// request per connection and closes, so the answer is everything read until the end of the stream.
-struct MetricsScrape {
+public struct MetricsScrape: Sendable {
     /// The status code of the answer's status line.
-    var status: Int
+    public var status: Int
     /// The answer's body.
-    var body: String
+    public var body: String
 
     /// Sends `method target` to 127.0.0.1:`port` and reads the answer (at most 4 MiB, each read waits at most 10 s).
     /// `padding` adds a header of that many bytes (to pass the endpoint's limit on a request's size).
-    static func exchange(
+    public static func exchange(
         port: Int,
         method: String = "GET",
         target: String = "/metrics",
@@ -63,7 +63,7 @@ struct MetricsScrape {
     }
 
     /// The value of the sample `name{labels}` (labels exactly as rendered, in order; "" for none), or nil.
-    func sample(_ name: String, _ labels: String = "") -> Double? {
+    public func sample(_ name: String, _ labels: String = "") -> Double? {
         let key = labels.isEmpty ? name : "\(name){\(labels)}"
         for line in body.split(separator: "\n") where line.hasPrefix(key + " ") {
             return Double(line.dropFirst(key.count + 1).split(separator: " ").first ?? "")
@@ -72,7 +72,7 @@ struct MetricsScrape {
     }
 
     /// The sum of every sample of `name` whose labels contain each of `labels` (`key="value"` pieces).
-    func total(_ name: String, containing labels: [String]) -> Double {
+    public func total(_ name: String, containing labels: [String]) -> Double {
         body.split(separator: "\n").reduce(0) { sum, line in
             guard line.hasPrefix(name + "{") || line.hasPrefix(name + " "),
                 labels.allSatisfy({ line.contains($0) }),
@@ -83,7 +83,42 @@ struct MetricsScrape {
     }
 }
 
-struct ScrapeError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+extension MetricsScrape {
+    /// The process's calls to other services (`foyer_rpc_client_calls_total`), summed over statuses, by
+    /// "upstream/method".
+    public var clientCalls: [String: Double] {
+        var calls: [String: Double] = [:]
+        for line in body.split(separator: "\n") where line.hasPrefix("foyer_rpc_client_calls_total{") {
+            guard let upstream = Self.label("upstream", line), let method = Self.label("method", line),
+                let value = line.split(separator: " ").last.flatMap({ Double($0) })
+            else { continue }
+            calls["\(upstream)/\(method)", default: 0] += value
+        }
+        return calls
+    }
+
+    /// The calls `operation` made to other services, by "upstream/method" (only those it made), as the metrics
+    /// endpoint on 127.0.0.1:`port` counts them before and after.
+    public static func clientCalls(
+        port: Int,
+        around operation: () async throws -> Void
+    ) async throws -> [String: Double] {
+        let before = try exchange(port: port).clientCalls
+        try await operation()
+        return try exchange(port: port).clientCalls.reduce(into: [:]) { made, entry in
+            let delta = entry.value - (before[entry.key] ?? 0)
+            if delta > 0 { made[entry.key] = delta }
+        }
+    }
+
+    private static func label(_ name: String, _ line: Substring) -> String? {
+        guard let start = line.range(of: "\(name)=\"") else { return nil }
+        let rest = line[start.upperBound...]
+        return rest.firstIndex(of: "\"").map { String(rest[..<$0]) }
+    }
+}
+
+public struct ScrapeError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
 }
