@@ -21,6 +21,7 @@ extension BenchReport {
         }
         printThroughput(first)
         printOperations(first)
+        printCalls(first)
         printCleanup(first)
         printMemory(first)
     }
@@ -116,6 +117,23 @@ extension BenchReport {
                     widths: widths
                 )
             )
+        }
+    }
+
+    /// RPCs per operation: the gateway's calls to the services for one client operation, from its own counters,
+    /// with the calls of the first engine's run by method.
+    private func printCalls(_ first: StackReport) {
+        guard !first.calls.isEmpty else { return }
+        let widths = [28] + stacks.map { _ in 12 } + [60]
+        let header = stacks.map { "\($0.engine.short) RPCs" }
+        print("\n" + BenchTable.row(["RPCs per operation (gateway)"] + header + ["calls"], widths: widths))
+        for entry in first.calls {
+            let counts = stacks.map { stack in
+                stack.calls.first { $0.name == entry.name }.map { String(format: "%.0f", $0.calls) } ?? "-"
+            }
+            let methods = entry.byMethod.sorted { $0.key < $1.key }
+                .map { $0.value == 1 ? $0.key : "\($0.key)×\(Int($0.value))" }.joined(separator: " ")
+            print(BenchTable.row([entry.name] + counts + [methods], widths: widths))
         }
     }
 

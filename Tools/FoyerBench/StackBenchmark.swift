@@ -86,6 +86,8 @@ struct StackBenchmark {
             "FOYER_SIGNUPS_PER_HOUR": "100000000",
         ]
         configuration.gatewayServesHTTP = true
+        // For the calls-per-operation rows (the gateway's own counters); deployments run with metrics too.
+        configuration.servesMetrics = true
         configuration.environment[.cleanup] = [
             "FOYER_CLEANUP_TTL_SECONDS": "1",
             "FOYER_CLEANUP_ALLOW_SHORT_TTL": "1",
@@ -182,10 +184,12 @@ final class StackRun: Sendable {
         report.throughput += try await edgeComparison()
         progress("quota consumes and document puts")
         report.throughput += try await serviceCalls()
+        progress("calls per operation")
+        report.calls += try await dataCallCounts()
         progress("link-or-merge of \(sizes.mergeDocuments) documents")
-        report.operations.append(try await linkOrMerge())
+        report.operations.append(try await linkOrMerge(calls: &report.calls))
         progress("delete-everything of \(sizes.deleteDocuments) documents")
-        report.operations.append(try await deleteEverything())
+        report.operations.append(try await deleteEverything(calls: &report.calls))
         for guests in sizes.cleanupGuests {
             progress("cleanup of \(guests) expired guests")
             report.cleanup.append(try await cleanup(guests: guests))
@@ -261,7 +265,7 @@ final class StackRun: Sendable {
     /// A guest with `mergeDocuments` documents links the email of an existing account with `onConflict: merge`:
     /// password check, begin-merge, the documents moved, counters added, the guest deleted. Beside it, user-data's
     /// merge of as many documents alone.
-    private func linkOrMerge() async throws -> OperationRow {
+    private func linkOrMerge(calls: inout [CallCountRow]) async throws -> OperationRow {
         let email = "bench-\(UUID().uuidString.prefix(8).lowercased())@example.com"
         let password = "correct horse battery staple \(UUID().uuidString)"
         let account = try await signedInClient()
@@ -272,11 +276,19 @@ final class StackRun: Sendable {
         defer { Task { await guest.shutdown() } }
         try await fill(guest, documents: sizes.mergeDocuments)
         let clock = ContinuousClock()
-        let start = clock.now
-        let result = try await guest.link(email: email, password: password, onConflict: .merge)
-        let elapsed = clock.now - start
-        guard result.outcome == .merged, result.mergeReport?.moved == UInt64(sizes.mergeDocuments) else {
-            throw BenchFailure("link-or-merge: expected \(sizes.mergeDocuments) documents merged, got \(result)")
+        var elapsed = Duration.zero
+        var linked: LinkResult?
+        let made = try await counted {
+            let start = clock.now
+            linked = try await guest.link(email: email, password: password, onConflict: .merge)
+            elapsed = clock.now - start
+        }
+        calls.append(CallCountRow(name: "link-or-merge (merge)", byMethod: made))
+        guard let result = linked, result.outcome == .merged, result.mergeReport?.moved == UInt64(sizes.mergeDocuments)
+        else {
+            throw BenchFailure(
+                "link-or-merge: expected \(sizes.mergeDocuments) documents merged, got \(String(describing: linked))"
+            )
         }
         let alone = try await UserDataLoad.merge(
             port: port(.userData),
@@ -295,7 +307,7 @@ final class StackRun: Sendable {
 
     /// A member with `deleteDocuments` documents deletes the account: sessions revoked, the record kept, the
     /// documents and counters deleted, the user removed.
-    private func deleteEverything() async throws -> OperationRow {
+    private func deleteEverything(calls: inout [CallCountRow]) async throws -> OperationRow {
         let member = try await signedInClient()
         defer { Task { await member.shutdown() } }
         try await member.link(
@@ -304,9 +316,14 @@ final class StackRun: Sendable {
         )
         try await fill(member, documents: sizes.deleteDocuments)
         let clock = ContinuousClock()
-        let start = clock.now
-        let deleted = try await member.deleteAccount()
-        let elapsed = clock.now - start
+        var elapsed = Duration.zero
+        var deleted: UInt64 = 0
+        let made = try await counted {
+            let start = clock.now
+            deleted = try await member.deleteAccount()
+            elapsed = clock.now - start
+        }
+        calls.append(CallCountRow(name: "delete-everything (member)", byMethod: made))
         guard deleted == UInt64(sizes.deleteDocuments) else {
             throw BenchFailure("delete-everything: expected \(sizes.deleteDocuments) documents deleted, got \(deleted)")
         }
@@ -405,6 +422,49 @@ final class StackRun: Sendable {
             GatewayMethods.guestSignIn,
             GuestSignInRequest(idempotencyKey: OperationID.make(), loadTestSource: source)
         )
+    }
+
+    /// The calls the gateway made to the services while `operation` ran.
+    private func counted(_ operation: () async throws -> Void) async throws -> [String: Double] {
+        try await MetricsScrape.clientCalls(port: stack.metricsPort(of: .gateway), around: operation)
+    }
+
+    /// The gateway's calls for a guest sign-in, a put of a new document and of a rewrite (after a first put, so
+    /// the session check and the activity report are behind it, as in steady use), and a get.
+    private func dataCallCounts() async throws -> [CallCountRow] {
+        let gateway = rpcClient(service: "gateway", port: port(.gateway), secret: nil)
+        defer { Task { await gateway.shutdown() } }
+        var rows = [
+            CallCountRow(name: "guest sign-in", byMethod: try await counted { _ = try await guestSignIn(gateway) })
+        ]
+        let client = try await signedInClient()
+        defer { Task { await client.shutdown() } }
+        try await client.put("notes", "warm-up", "the session check and activity report happen here")
+        rows.append(
+            CallCountRow(
+                name: "document put (new)",
+                byMethod: try await counted {
+                    try await client.put("notes", "new", "a new document")
+                }
+            )
+        )
+        rows.append(
+            CallCountRow(
+                name: "document put (rewrite)",
+                byMethod: try await counted {
+                    try await client.put("notes", "new", "the same document, rewritten")
+                }
+            )
+        )
+        rows.append(
+            CallCountRow(
+                name: "document get",
+                byMethod: try await counted {
+                    _ = try await client.get("notes", "new")
+                }
+            )
+        )
+        return rows
     }
 
     /// A `FoyerClient` of the gateway, signed in as a new guest.

@@ -8,6 +8,22 @@ struct StackReport: Codable {
     var operations: [OperationRow] = []
     var cleanup: [CleanupRow] = []
     var peakMemory: [MemoryRow] = []
+    /// The calls the gateway made to the services for one operation of each kind.
+    var calls: [CallCountRow] = []
+}
+
+/// The gateway's calls to the services for one client operation, from its own `foyer_rpc_client_calls_total`.
+struct CallCountRow: Codable {
+    var name: String
+    var calls: Double
+    /// By "upstream/method".
+    var byMethod: [String: Double]
+
+    init(name: String, byMethod: [String: Double]) {
+        self.name = name
+        self.calls = byMethod.values.reduce(0, +)
+        self.byMethod = byMethod
+    }
 }
 
 struct ThroughputRow: Codable {
