@@ -75,10 +75,14 @@ extension ConsumeRequest: Generated {
     static func generate(_ values: inout WireValues) -> ConsumeRequest {
         ConsumeRequest(
             uid: values.quotaUID(),
-            counter: values.quotaName(),
-            amount: values.integer(),
-            idempotencyKey: values.quotaKey()
+            charges: values.list(minCount: 1, maxCount: GuestQuotaLimits.chargesMax) { $0.message() }
         )
+    }
+}
+
+extension QuotaCharge: Generated {
+    static func generate(_ values: inout WireValues) -> QuotaCharge {
+        QuotaCharge(counter: values.quotaName(), amount: values.integer(), idempotencyKey: values.quotaKey())
     }
 }
 
@@ -96,7 +100,11 @@ extension FeatureFlag: Generated {
 
 extension ConsumeResponse: Generated {
     static func generate(_ values: inout WireValues) -> ConsumeResponse {
-        ConsumeResponse(usage: values.message(), replayed: values.bool())
+        ConsumeResponse(
+            usage: values.list(maxCount: GuestQuotaLimits.chargesMax) { $0.message() },
+            replayed: values.bool(),
+            opened: values.bool()
+        )
     }
 }
 

@@ -119,16 +119,12 @@ struct TestGuest: Sendable {
 }
 
 extension CleanupCluster {
-    /// A guest as the gateway signs one in (identity, then its quota account), holding `documents` documents in
-    /// `notes` (keys `n0`, `n1`, ...) that it paid for on its `documents` counter.
+    /// A guest as the gateway signs one in (identity; its quota account opens at its first consume), holding
+    /// `documents` documents in `notes` (keys `n0`, `n1`, ...) that it paid for on its `documents` counter.
     func newGuest(documents: Int = 0) async throws -> TestGuest {
         let session = try await identity.call(
             IdentityMethods.createGuest,
             CreateGuestRequest(idempotencyKey: Base64URL.encode(SecureRandom.bytes(count: 16)))
-        )
-        _ = try await guestQuota.call(
-            GuestQuotaMethods.openAccount,
-            OpenQuotaAccountRequest(uid: session.uid, plan: "guest")
         )
         try await write(session.uid, documents: (0..<documents).map { (key: "n\($0)", text: "guest note \($0)") })
         return TestGuest(uid: session.uid, refreshToken: session.refreshToken)
@@ -152,9 +148,13 @@ extension CleanupCluster {
             GuestQuotaMethods.consume,
             ConsumeRequest(
                 uid: uid,
-                counter: "documents",
-                amount: Int64(documents.count),
-                idempotencyKey: Base64URL.encode(SecureRandom.bytes(count: 12))
+                charges: [
+                    QuotaCharge(
+                        counter: "documents",
+                        amount: Int64(documents.count),
+                        idempotencyKey: Base64URL.encode(SecureRandom.bytes(count: 12))
+                    )
+                ]
             )
         )
     }
@@ -224,14 +224,10 @@ extension CleanupCluster {
         try await userData.call(UserDataMethods.count, CountDocumentsRequest(uid: uid)).documents
     }
 
-    /// The `documents` counter of the account's quota, or nil if guest-quota has no account for the uid.
+    /// The `documents` counter of the account's quota (0 when guest-quota has no account for the uid).
     func documentsUsed(_ uid: String) async throws -> UInt64? {
-        do {
-            let usage = try await guestQuota.call(GuestQuotaMethods.usage, QuotaUsageRequest(uid: uid))
-            return usage.counters.first { $0.counter == "documents" }?.used
-        } catch let error as RPCError where error.status == GuestQuotaStatus.accountNotFound {
-            return nil
-        }
+        let usage = try await guestQuota.call(GuestQuotaMethods.usage, QuotaUsageRequest(uid: uid))
+        return usage.counters.first { $0.counter == "documents" }?.used
     }
 
     /// The keys of the account's `notes`.

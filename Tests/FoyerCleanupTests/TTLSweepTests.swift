@@ -36,7 +36,7 @@ struct TTLSweepTests {
 
                 #expect(try await cluster.state(of: idle.uid) == nil)
                 #expect(try await cluster.documentCount(idle.uid) == 0)
-                #expect(try await cluster.documentsUsed(idle.uid) == nil)
+                #expect(try await cluster.documentsUsed(idle.uid) == 0)
                 #expect(await !cluster.canRefresh(idle))
                 #expect(try await cluster.traces(of: idle.uid).isEmpty)
 

@@ -70,9 +70,15 @@ struct AccountTests {
                     FeatureCheckRequest(uid: member, feature: "teleport")
                 )
             }
-            await expectStatus(GuestQuotaStatus.accountNotFound) {
-                try await quota.client.call(GuestQuotaMethods.usage, QuotaUsageRequest(uid: testUID()))
-            }
+            // A uid without an account reads as a guest that has used nothing.
+            let unopened = try await quota.client.call(GuestQuotaMethods.usage, QuotaUsageRequest(uid: testUID()))
+            #expect(unopened.plan == "guest" && unopened.counters.allSatisfy { $0.used == 0 })
+            #expect(unopened.counters.map(\.counter) == ["bytes", "documents"])
+            let unopenedImport = try await quota.client.call(
+                GuestQuotaMethods.feature,
+                FeatureCheckRequest(uid: testUID(), feature: "import")
+            )
+            #expect(unopenedImport == FeatureCheckResponse(plan: "guest", enabled: false))
         }
     }
 
@@ -111,12 +117,13 @@ struct AccountTests {
             await expectStatus(GuestQuotaStatus.unknownPlan) {
                 try await quota.client.call(GuestQuotaMethods.changePlan, ChangePlanRequest(uid: uid, plan: "gold"))
             }
-            await expectStatus(GuestQuotaStatus.accountNotFound) {
-                try await quota.client.call(
-                    GuestQuotaMethods.changePlan,
-                    ChangePlanRequest(uid: testUID(), plan: "member")
-                )
-            }
+            // A guest that never consumed has no account yet: its upgrade opens one on the new plan.
+            let unopened = try await quota.client.call(
+                GuestQuotaMethods.changePlan,
+                ChangePlanRequest(uid: testUID(), plan: "member")
+            )
+            #expect(unopened == ChangePlanResponse(previousPlan: "guest", plan: "member"))
+            #expect(try await quota.liveGuests() == 0)
         }
     }
 
@@ -134,7 +141,7 @@ struct AccountTests {
             let again = try await quota.client.call(GuestQuotaMethods.deleteAll, QuotaDeleteAllRequest(uid: uid))
             #expect(again == QuotaDeleteAllResponse(existed: false, wasGuest: false))
             #expect(try await quota.liveGuests() == 0)
-            await expectStatus(GuestQuotaStatus.accountNotFound) { try await quota.used(uid) }
+            #expect(try await quota.used(uid) == 0)
             // A reopened uid starts from zero: nothing of the old counters or keys survived.
             try await quota.open(uid)
             #expect(try await quota.used(uid) == 0)
@@ -168,9 +175,7 @@ struct AccountTests {
             )
             #expect(try await quota.liveGuests() == 1)
             #expect(try await quota.used(kept) == 2)
-            for uid in guests + [member] {
-                await expectStatus(GuestQuotaStatus.accountNotFound) { try await quota.used(uid) }
-            }
+            for uid in guests + [member] { #expect(try await quota.used(uid) == 0) }
             let again = try await quota.client.call(GuestQuotaMethods.deleteAllBatch, request)
             #expect(again.elements.allSatisfy { !$0.existed })
             #expect(try await quota.liveGuests() == 1)
@@ -238,6 +243,31 @@ struct AccountTests {
                 try await group.waitForAll()
             }
             #expect(try await quota.liveGuests() == 6)
+        }
+    }
+
+    @Test(
+        "a guest's first consume opens its account on the guest plan, taking a place; a denial opens nothing",
+        arguments: TestEngine.allCases
+    )
+    func openedByFirstConsume(engine: TestEngine) async throws {
+        try await withGuestQuota(engine) { quota async throws in
+            let guest = testUID()
+            await expectStatus(GuestQuotaStatus.quotaExceeded) { try await quota.consume(guest, "documents", 21) }
+            #expect(try await quota.liveGuests() == 0)
+            let first = try await quota.consume(guest, "documents", 2, key: "k")
+            #expect(first.opened && !first.replayed)
+            #expect(first.usage == CounterUsage(counter: "documents", limit: 20, used: 2))
+            #expect(try await quota.liveGuests() == 1)
+            let again = try await quota.consume(guest, "documents", 2, key: "k")
+            #expect(!again.opened && again.replayed)
+            #expect(try await quota.consume(guest, "documents", 1).opened == false)
+            let member = try await quota.open(plan: "member")
+            #expect(try await quota.consume(member, "documents", 50).opened == false)
+            #expect(try await quota.liveGuests() == 1)
+            let deleted = try await quota.client.call(GuestQuotaMethods.deleteAll, QuotaDeleteAllRequest(uid: guest))
+            #expect(deleted == QuotaDeleteAllResponse(existed: true, wasGuest: true))
+            #expect(try await quota.liveGuests() == 0)
         }
     }
 }

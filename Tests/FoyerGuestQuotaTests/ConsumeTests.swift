@@ -128,14 +128,13 @@ struct ConsumeTests {
     }
 
     @Test(
-        "unknown counters, missing accounts and bad amounts each get their own status; nothing is counted",
+        "unknown counters and bad amounts each get their own status; nothing is counted",
         arguments: TestEngine.allCases
     )
     func badInput(engine: TestEngine) async throws {
         try await withGuestQuota(engine) { quota async throws in
             let uid = try await quota.open()
             await expectStatus(GuestQuotaStatus.unknownCounter) { try await quota.consume(uid, "photos", 1) }
-            await expectStatus(GuestQuotaStatus.accountNotFound) { try await quota.consume(testUID(), "documents", 1) }
             for amount: Int64 in [0, -1, -5, .min, GuestQuotaLimits.consumeAmountMax + 1, .max] {
                 await expectStatus(GuestQuotaStatus.invalidAmount) { try await quota.consume(uid, "documents", amount) }
             }
@@ -180,9 +179,9 @@ struct ConsumeTests {
     func racingRetries(engine: TestEngine) async throws {
         try await withGuestQuota(engine) { quota async throws in
             let uid = try await quota.open()
-            let answers = try await withThrowingTaskGroup(of: ConsumeResponse.self) { group in
+            let answers = try await withThrowingTaskGroup(of: Consumed.self) { group in
                 for _ in 0..<20 { group.addTask { try await quota.consume(uid, "bytes", 700, key: "same") } }
-                return try await group.reduce(into: [ConsumeResponse]()) { $0.append($1) }
+                return try await group.reduce(into: [Consumed]()) { $0.append($1) }
             }
             #expect(answers.filter { !$0.replayed }.count == 1)
             #expect(answers.allSatisfy { $0.usage.used == 700 })
@@ -220,6 +219,51 @@ struct ConsumeTests {
                 try await release(1, key: "del-4", counter: "photos")
             }
             #expect(try await quota.used(uid) == 0)
+        }
+    }
+
+    @Test(
+        "one consume charges several counters, all or none, each under its own key",
+        arguments: TestEngine.allCases
+    )
+    func severalCounters(engine: TestEngine) async throws {
+        try await withGuestQuota(engine) { quota async throws in
+            let uid = try await quota.open()
+            func consume(_ charges: [QuotaCharge]) async throws -> ConsumeResponse {
+                try await quota.client.call(GuestQuotaMethods.consume, ConsumeRequest(uid: uid, charges: charges))
+            }
+            let write = [
+                QuotaCharge(counter: "documents", amount: 1, idempotencyKey: "d1"),
+                QuotaCharge(counter: "bytes", amount: 500, idempotencyKey: "b1"),
+            ]
+            let first = try await consume(write)
+            #expect(
+                first.usage == [
+                    CounterUsage(counter: "documents", limit: 20, used: 1),
+                    CounterUsage(counter: "bytes", limit: 1 << 20, used: 500),
+                ]
+            )
+            #expect(!first.replayed && !first.opened)
+            let again = try await consume(write)
+            #expect(again.replayed && again.usage == first.usage)
+            // The bytes would pass their limit: the documents are not counted either.
+            let error = await expectStatus(GuestQuotaStatus.quotaExceeded) {
+                try await consume([
+                    QuotaCharge(counter: "documents", amount: 1, idempotencyKey: "d2"),
+                    QuotaCharge(counter: "bytes", amount: 1 << 20, idempotencyKey: "b2"),
+                ])
+            }
+            #expect(try QuotaExceededDetails(decoding: try #require(error?.details)).usage.counter == "bytes")
+            #expect(try await quota.used(uid) == 1)
+            #expect(try await quota.used(uid, "bytes") == 500)
+            // Keys of which some were counted and some not, a counter named twice, no charge at all: refused.
+            await expectStatus(GuestQuotaStatus.opConflict) {
+                try await consume([write[0], QuotaCharge(counter: "bytes", amount: 500, idempotencyKey: "b3")])
+            }
+            await expectStatus(.invalidArgument) { try await consume([write[0], write[0]]) }
+            await expectStatus(.invalidArgument) { try await consume([]) }
+            #expect(try await quota.used(uid) == 1)
+            #expect(try await quota.used(uid, "bytes") == 500)
         }
     }
 }

@@ -28,8 +28,10 @@ struct ContractTests {
         try roundTrip(OpenQuotaAccountResponse(created: true, plan: "guest"))
         try roundTrip(ChangePlanRequest(uid: "u1", plan: "member"))
         try roundTrip(ChangePlanResponse(previousPlan: "guest", plan: "member"))
-        try roundTrip(ConsumeRequest(uid: "u1", counter: "bytes", amount: -7, idempotencyKey: "k"))
-        try roundTrip(ConsumeResponse(usage: usage, replayed: true))
+        let charge = QuotaCharge(counter: "bytes", amount: -7, idempotencyKey: "k")
+        try roundTrip(charge)
+        try roundTrip(ConsumeRequest(uid: "u1", charges: [charge, charge]))
+        try roundTrip(ConsumeResponse(usage: [usage, usage], replayed: true, opened: false))
         try roundTrip(QuotaExceededDetails(usage: usage, requested: 4))
         try roundTrip(RefundRequest(uid: "u1", idempotencyKey: "k"))
         try roundTrip(ReleaseRequest(uid: "u1", counter: "bytes", amount: 4096, idempotencyKey: "del:k"))
@@ -72,10 +74,17 @@ struct ContractTests {
         #expect(Array(body.readableBytesView) == [0x01, 0x02, 0xAC, 0x02, 0x01, 0x02, 0x61, 0x62, 0x03])
     }
 
-    @Test("a consume body is pinned byte for byte")
+    @Test("a consume body is pinned byte for byte; it charges 1 to 8 counters")
     func consumeBytes() {
-        let body = ConsumeRequest(uid: "u", counter: "c", amount: 1, idempotencyKey: "k").encoded()
-        #expect(Array(body.readableBytesView) == [0x01, 0x75, 0x01, 0x63, 0, 0, 0, 0, 0, 0, 0, 0x01, 0x01, 0x6B])
+        let charge = QuotaCharge(counter: "c", amount: 1, idempotencyKey: "k")
+        let body = ConsumeRequest(uid: "u", charges: [charge]).encoded()
+        #expect(
+            Array(body.readableBytesView) == [0x01, 0x75, 0x01, 0x01, 0x63, 0, 0, 0, 0, 0, 0, 0, 0x01, 0x01, 0x6B]
+        )
+        let none = ConsumeRequest(uid: "u", charges: []).encoded()
+        #expect(throws: WireError.self) { try ConsumeRequest(decoding: none) }
+        let nine = ConsumeRequest(uid: "u", charges: Array(repeating: charge, count: GuestQuotaLimits.chargesMax + 1))
+        #expect(throws: WireError.self) { try ConsumeRequest(decoding: nine.encoded()) }
     }
 
     @Test("caps are enforced by the decoders")

@@ -195,10 +195,8 @@ private struct QuotaInstance {
     }
 
     func consume(_ uid: String, amount: Int64) async throws -> ConsumeResponse {
-        try await client.call(
-            GuestQuotaMethods.consume,
-            ConsumeRequest(uid: uid, counter: "documents", amount: amount, idempotencyKey: newKey())
-        )
+        let charge = QuotaCharge(counter: "documents", amount: amount, idempotencyKey: newKey())
+        return try await client.call(GuestQuotaMethods.consume, ConsumeRequest(uid: uid, charges: [charge]))
     }
 
     func stats() async throws -> GuestQuotaStats {

@@ -17,18 +17,18 @@ extension StoreServiceHarness where Configuration == GuestQuotaConfiguration {
         return uid
     }
 
+    /// A consume of one counter.
     func consume(
         _ uid: String,
         _ counter: String = "documents",
         _ amount: Int64 = 1,
         key: String = newKey()
     )
-        async throws -> ConsumeResponse
+        async throws -> Consumed
     {
-        try await client.call(
-            GuestQuotaMethods.consume,
-            ConsumeRequest(uid: uid, counter: counter, amount: amount, idempotencyKey: key)
-        )
+        let charge = QuotaCharge(counter: counter, amount: amount, idempotencyKey: key)
+        let answer = try await client.call(GuestQuotaMethods.consume, ConsumeRequest(uid: uid, charges: [charge]))
+        return Consumed(usage: answer.usage[0], replayed: answer.replayed, opened: answer.opened)
     }
 
     func used(_ uid: String, _ counter: String = "documents") async throws -> UInt64? {
@@ -39,6 +39,13 @@ extension StoreServiceHarness where Configuration == GuestQuotaConfiguration {
     func liveGuests() async throws -> UInt64 {
         try await client.call(GuestQuotaMethods.stats, Empty()).liveGuests
     }
+}
+
+/// The answer of a one-counter consume.
+struct Consumed: Sendable {
+    var usage: CounterUsage
+    var replayed: Bool
+    var opened: Bool
 }
 
 func newKey() -> String { "key-\(UInt64.random(in: 0...UInt64.max))" }

@@ -85,6 +85,12 @@ struct SignupAdmissionTests {
             #expect(try await admit(quota, "192.0.2.1").liveGuests == 1)
             try await quota.open()
             await expectStatus(GuestQuotaStatus.guestCapReached) { try await admit(quota, "192.0.2.2") }
+            // A guest's first consume opens its account: at the cap it is refused like an open, counting nothing.
+            let unopened = testUID()
+            await expectStatus(GuestQuotaStatus.guestCapReached) { try await quota.consume(unopened, "documents", 1) }
+            #expect(try await quota.liveGuests() == 2)
+            let deleted = try await quota.client.call(GuestQuotaMethods.deleteAll, QuotaDeleteAllRequest(uid: unopened))
+            #expect(!deleted.existed)
         }
     }
 

@@ -49,12 +49,8 @@ enum GuestQuotaLoad {
                     group.addTask {
                         var ok = 0
                         for index in 0..<share {
-                            let request = ConsumeRequest(
-                                uid: uid,
-                                counter: counter,
-                                amount: 1,
-                                idempotencyKey: "k\(index)"
-                            )
+                            let charge = QuotaCharge(counter: counter, amount: 1, idempotencyKey: "k\(index)")
+                            let request = ConsumeRequest(uid: uid, charges: [charge])
                             if (try? await client.call(GuestQuotaMethods.consume, request)) != nil { ok += 1 }
                         }
                         return (ok, share - ok)

@@ -23,13 +23,9 @@ struct GuestQuotaHandlers: Sendable {
             return try await store.changePlan(uid: request.uid, planName: request.plan)
         }
         router.register(GuestQuotaMethods.consume, mapping: GuestQuotaError.self) { request in
-            try checkAccountKey(uid: request.uid, key: request.idempotencyKey)
-            return try await store.consume(
-                uid: request.uid,
-                counter: request.counter,
-                amount: request.amount,
-                key: request.idempotencyKey
-            )
+            try checkUID(request.uid)
+            for charge in request.charges { try checkKey(charge.idempotencyKey, field: "idempotencyKey") }
+            return try await store.consume(uid: request.uid, charges: request.charges)
         }
         router.register(GuestQuotaMethods.refund, mapping: GuestQuotaError.self) { request in
             try checkAccountKey(uid: request.uid, key: request.idempotencyKey)

@@ -22,31 +22,60 @@ extension GuestQuotaStore {
     /// The transaction of `openAccount`.
     private func openOnce(uid: String, planName: String, now: Date) async throws -> OpenQuotaAccountResponse {
         try await write { sql -> OpenQuotaAccountResponse in
-            let inserted = try await sql.raw(
-                """
-                INSERT INTO gq_accounts (uid, plan, created_at, updated_at)
-                VALUES (\(bind: uid), \(bind: planName), \(SQLTimestamp(now)), \(SQLTimestamp(now)))
-                ON CONFLICT (uid) DO NOTHING
-                RETURNING uid
-                """
-            ).first()
-            guard inserted != nil else {
+            guard try await insertAccount(sql, uid: uid, planName: planName, capped: true, now: now) else {
                 let current = try await sql.raw("SELECT plan FROM gq_accounts WHERE uid = \(bind: uid)")
                     .first(decodingColumn: "plan", as: String.self)
                 return OpenQuotaAccountResponse(created: false, plan: current ?? planName)
             }
-            if planName == configuration.guestPlan {
-                let admitted = try await sql.raw(
-                    """
-                    UPDATE gq_guest_census SET live_guests = live_guests + 1
-                    WHERE id = 1 AND live_guests < \(bind: Int64(configuration.liveGuestsMax))
-                    RETURNING live_guests
-                    """
-                ).first()
-                if admitted == nil { throw try await guestCapReached(sql) }
-            }
             return OpenQuotaAccountResponse(created: true, plan: planName)
         }
+    }
+
+    /// Inserts the account unless the uid has one (then answers false). An account on the guest plan takes a place
+    /// under the cap: `guest-cap-reached` when `capped` and none is left (the transaction then creates nothing).
+    private func insertAccount(
+        _ sql: any SQLDatabase,
+        uid: String,
+        planName: String,
+        capped: Bool,
+        now: Date
+    ) async throws -> Bool {
+        let inserted = try await sql.raw(
+            """
+            INSERT INTO gq_accounts (uid, plan, created_at, updated_at)
+            VALUES (\(bind: uid), \(bind: planName), \(SQLTimestamp(now)), \(SQLTimestamp(now)))
+            ON CONFLICT (uid) DO NOTHING
+            RETURNING uid
+            """
+        ).first()
+        guard inserted != nil else { return false }
+        guard planName == configuration.guestPlan else { return true }
+        guard capped else {
+            try await adjustCensus(sql, by: 1)
+            return true
+        }
+        let admitted = try await sql.raw(
+            """
+            UPDATE gq_guest_census SET live_guests = live_guests + 1
+            WHERE id = 1 AND live_guests < \(bind: Int64(configuration.liveGuestsMax))
+            RETURNING live_guests
+            """
+        ).first()
+        if admitted == nil { throw try await guestCapReached(sql) }
+        return true
+    }
+
+    /// The account's plan, opening it on the guest plan if the uid has none: a guest's account opens at its first
+    /// consume rather than at sign-in, taking its place under the cap then (`guest-cap-reached` at the cap).
+    func openedAccount(
+        _ sql: any SQLDatabase,
+        uid: String,
+        now: Date
+    ) async throws -> (name: String, plan: Plan, opened: Bool) {
+        if let account = try await storedPlan(sql, uid: uid) { return (account.name, account.plan, false) }
+        let opened = try await insertAccount(sql, uid: uid, planName: configuration.guestPlan, capped: true, now: now)
+        let account = try await accountPlan(sql, uid: uid)
+        return (account.name, account.plan, opened)
     }
 
     func guestCapReached(_ sql: any SQLDatabase) async throws -> GuestQuotaError {
@@ -60,16 +89,21 @@ extension GuestQuotaStore {
     }
 
     /// Moves the account to `planName`, keeping the live-guest count exact: leaving the guest plan frees a place,
-    /// joining it takes one (without the cap check: a downgrade is never refused).
+    /// joining it takes one (without the cap check: a downgrade is never refused). A uid without an account is a
+    /// guest that has used nothing yet: its account is opened on `planName`.
     func changePlan(uid: String, planName: String) async throws -> ChangePlanResponse {
         _ = try plan(named: planName)
         let now = configuration.now()
         let answer = try await write { sql -> ChangePlanResponse in
-            guard
-                let current = try await sql.raw(
-                    "SELECT plan FROM gq_accounts WHERE uid = \(bind: uid)\(forUpdate(sql))"
-                ).first(decodingColumn: "plan", as: String.self)
-            else { throw GuestQuotaError.accountNotFound(uid) }
+            let select: SQLQueryString = "SELECT plan FROM gq_accounts WHERE uid = \(bind: uid)\(forUpdate(sql))"
+            var stored = try await sql.raw(select).first(decodingColumn: "plan", as: String.self)
+            if stored == nil {
+                if try await insertAccount(sql, uid: uid, planName: planName, capped: false, now: now) {
+                    return ChangePlanResponse(previousPlan: configuration.guestPlan, plan: planName)
+                }
+                stored = try await sql.raw(select).first(decodingColumn: "plan", as: String.self)
+            }
+            guard let current = stored else { throw GuestQuotaError.accountNotFound(uid) }
             guard current != planName else { return ChangePlanResponse(previousPlan: current, plan: current) }
             try await sql.raw(
                 "UPDATE gq_accounts SET plan = \(bind: planName), updated_at = \(SQLTimestamp(now)) WHERE uid = \(bind: uid)"
@@ -82,10 +116,11 @@ extension GuestQuotaStore {
         return answer
     }
 
-    /// Every counter of the account's plan and every feature any plan names.
+    /// Every counter of the account's plan and every feature any plan names (a uid without an account: the guest
+    /// plan, nothing used).
     func usage(uid: String) async throws -> QuotaUsageResponse {
         try await database.withConnection { sql in
-            let account = try await accountPlan(sql, uid: uid)
+            let account = try await planOrGuest(sql, uid: uid)
             var used: [String: Int64] = [:]
             for row in try await sql.raw("SELECT counter, used FROM gq_usage WHERE uid = \(bind: uid)").all() {
                 used[try row.decode(column: "counter", as: String.self)] = try row.decode(
@@ -103,11 +138,11 @@ extension GuestQuotaStore {
         }
     }
 
-    /// Whether the account's plan turns `feature` on.
+    /// Whether the account's plan turns `feature` on (a uid without an account: the guest plan).
     func feature(uid: String, feature: String) async throws -> FeatureCheckResponse {
         guard configuration.plans.featureNames.contains(feature) else { throw GuestQuotaError.unknownFeature(feature) }
         return try await database.withConnection { sql in
-            let account = try await accountPlan(sql, uid: uid)
+            let account = try await planOrGuest(sql, uid: uid)
             return FeatureCheckResponse(plan: account.name, enabled: account.plan.features[feature] ?? false)
         }
     }

@@ -4,72 +4,88 @@ import FoyerStorage
 import SQLKit
 
 extension GuestQuotaStore {
-    /// Checks `amount` against the counter's limit and adds it, in one transaction, once per (uid, key).
+    /// Checks each charge against its counter's limit and adds them all, in one transaction, each once per (uid,
+    /// key); a charge that would go over its limit refuses the whole consume (the first one, in the request's order).
     ///
-    /// The record of the key is inserted first (`ON CONFLICT DO NOTHING`): a second consume with the same key,
-    /// even a concurrent one, then finds it and answers the first one's outcome without counting. The counter is
+    /// The record of each key is inserted first (`ON CONFLICT DO NOTHING`): a second consume with the same keys,
+    /// even a concurrent one, then finds them and answers the first one's outcome without counting. Each counter is
     /// raised by a conditional upsert (`used + amount <= limit`), so consumes racing at the limit never exceed it.
-    /// A denial rolls the key's record back: a retry of a denied consume is evaluated afresh. It is counted under
-    /// the counter's name for `stats` (in memory, flushed later).
-    func consume(uid: String, counter: String, amount: Int64, key: String) async throws -> ConsumeResponse {
-        guard amount >= 1, amount <= GuestQuotaLimits.consumeAmountMax else {
-            throw GuestQuotaError.invalidAmount(amount)
+    /// A denial rolls every record back: a retry of a denied consume is evaluated afresh. It is counted under the
+    /// counter's name for `stats` (in memory, flushed later). A uid without an account is a guest that has used
+    /// nothing yet: its first consume opens the account on the guest plan (`openedAccount`).
+    func consume(uid: String, charges: [QuotaCharge]) async throws -> ConsumeResponse {
+        guard !charges.isEmpty, Set(charges.map(\.counter)).count == charges.count else {
+            throw GuestQuotaError.invalidArgument(
+                "a consume charges 1-\(GuestQuotaLimits.chargesMax) counters, each once"
+            )
+        }
+        for charge in charges where !(1...GuestQuotaLimits.consumeAmountMax).contains(charge.amount) {
+            throw GuestQuotaError.invalidAmount(charge.amount)
         }
         let now = configuration.now()
-        let answer = try await countingDenials(as: counter, [.quotaExceeded]) {
-            try await consumeOnce(uid: uid, counter: counter, amount: amount, key: key, now: now)
+        let answer = try await countingDenials(as: Self.signupDenialKind, [.guestCapReached]) {
+            try await write { sql -> ConsumeResponse in
+                let account = try await openedAccount(sql, uid: uid, now: now)
+                var usage: [CounterUsage] = []
+                var replays = 0
+                for charge in charges {
+                    guard let limit = account.plan.counters[charge.counter] else {
+                        throw GuestQuotaError.unknownCounter(charge.counter, plan: account.name)
+                    }
+                    let counted = try await count(sql, uid: uid, charge: charge, limit: limit, now: now)
+                    usage.append(counted.usage)
+                    if counted.replayed { replays += 1 }
+                }
+                guard replays == 0 || replays == charges.count else {
+                    throw GuestQuotaError.opConflict("some of these idempotency keys were counted before, not all")
+                }
+                return ConsumeResponse(usage: usage, replayed: replays > 0, opened: account.opened)
+            }
         }
         try configuration.failureInjection?.fire(.afterConsume)
         await maintainOccasionally()
         return answer
     }
 
-    /// The transaction of `consume`.
-    private func consumeOnce(
+    /// One charge of `consume`, in its transaction.
+    private func count(
+        _ sql: any SQLDatabase,
         uid: String,
-        counter: String,
-        amount: Int64,
-        key: String,
+        charge: QuotaCharge,
+        limit: Int64,
         now: Date
-    ) async throws -> ConsumeResponse {
-        try await write { sql -> ConsumeResponse in
-            let account = try await accountPlan(sql, uid: uid)
-            guard let limit = account.plan.counters[counter] else {
-                throw GuestQuotaError.unknownCounter(counter, plan: account.name)
-            }
-            let recorded = try await sql.raw(
-                """
-                INSERT INTO gq_consumptions (uid, idempotency_key, counter, amount, refunded, created_at)
-                VALUES (\(bind: uid), \(bind: key), \(bind: counter), \(bind: amount), \(bind: false), \(SQLTimestamp(now)))
-                ON CONFLICT (uid, idempotency_key) DO NOTHING
-                RETURNING uid
-                """
-            ).first()
-            guard recorded != nil else {
-                return try await replay(sql, uid: uid, counter: counter, amount: amount, key: key, limit: limit)
-            }
-            let raised =
-                amount > limit
-                ? nil
-                : try await sql.raw(
-                    """
-                    INSERT INTO gq_usage (uid, counter, used) VALUES (\(bind: uid), \(bind: counter), \(bind: amount))
-                    ON CONFLICT (uid, counter) DO UPDATE SET used = gq_usage.used + excluded.used
-                    WHERE gq_usage.used + excluded.used <= \(bind: limit)
-                    RETURNING used
-                    """
-                ).first(decodingColumn: "used", as: Int64.self)
-            guard let raised else {
-                let used = try await used(sql, uid: uid, counter: counter)
-                let usage = CounterUsage(counter: counter, limit: UInt64(limit), used: UInt64(max(0, used)))
-                GuestQuotaMetrics.denied(counter: counter)
-                throw GuestQuotaError.quotaExceeded(QuotaExceededDetails(usage: usage, requested: UInt64(amount)))
-            }
-            return ConsumeResponse(
-                usage: CounterUsage(counter: counter, limit: UInt64(limit), used: UInt64(raised)),
-                replayed: false
-            )
+    ) async throws -> (usage: CounterUsage, replayed: Bool) {
+        let (counter, amount, key) = (charge.counter, charge.amount, charge.idempotencyKey)
+        let recorded = try await sql.raw(
+            """
+            INSERT INTO gq_consumptions (uid, idempotency_key, counter, amount, refunded, created_at)
+            VALUES (\(bind: uid), \(bind: key), \(bind: counter), \(bind: amount), \(bind: false), \(SQLTimestamp(now)))
+            ON CONFLICT (uid, idempotency_key) DO NOTHING
+            RETURNING uid
+            """
+        ).first()
+        guard recorded != nil else {
+            return (try await replay(sql, uid: uid, counter: counter, amount: amount, key: key, limit: limit), true)
         }
+        let raised =
+            amount > limit
+            ? nil
+            : try await sql.raw(
+                """
+                INSERT INTO gq_usage (uid, counter, used) VALUES (\(bind: uid), \(bind: counter), \(bind: amount))
+                ON CONFLICT (uid, counter) DO UPDATE SET used = gq_usage.used + excluded.used
+                WHERE gq_usage.used + excluded.used <= \(bind: limit)
+                RETURNING used
+                """
+            ).first(decodingColumn: "used", as: Int64.self)
+        guard let raised else {
+            let used = try await used(sql, uid: uid, counter: counter)
+            let usage = CounterUsage(counter: counter, limit: UInt64(limit), used: UInt64(max(0, used)))
+            GuestQuotaMetrics.denied(counter: counter)
+            denials.record(kind: counter, at: now)
+            throw GuestQuotaError.quotaExceeded(QuotaExceededDetails(usage: usage, requested: UInt64(amount)))
+        }
+        return (CounterUsage(counter: counter, limit: UInt64(limit), used: UInt64(raised)), false)
     }
 
     /// The answer to a key that was counted before.
@@ -80,7 +96,7 @@ extension GuestQuotaStore {
         amount: Int64,
         key: String,
         limit: Int64
-    ) async throws -> ConsumeResponse {
+    ) async throws -> CounterUsage {
         guard
             let row = try await sql.raw(
                 """
@@ -103,10 +119,7 @@ extension GuestQuotaStore {
             )
         }
         let used = try await used(sql, uid: uid, counter: counter)
-        return ConsumeResponse(
-            usage: CounterUsage(counter: counter, limit: UInt64(limit), used: UInt64(max(0, used))),
-            replayed: true
-        )
+        return CounterUsage(counter: counter, limit: UInt64(limit), used: UInt64(max(0, used)))
     }
 
     /// Gives back `amount` of `counter` once per `key` (the key is recorded as a refunded consumption, so it can

@@ -142,12 +142,27 @@ final class GuestQuotaStore: Sendable {
     /// The account's plan name and plan; `account-not-found` when there is no account.
     func accountPlan(_ sql: any SQLDatabase, uid: String, lock: Bool = false) async throws -> (name: String, plan: Plan)
     {
+        guard let account = try await storedPlan(sql, uid: uid, lock: lock) else {
+            throw GuestQuotaError.accountNotFound(uid)
+        }
+        return account
+    }
+
+    /// The account's plan name and plan, if the uid has an account.
+    func storedPlan(_ sql: any SQLDatabase, uid: String, lock: Bool = false) async throws -> (name: String, plan: Plan)?
+    {
         guard
             let name = try await sql.raw(
                 "SELECT plan FROM gq_accounts WHERE uid = \(bind: uid)\(lock ? forUpdate(sql) : "")"
             ).first(decodingColumn: "plan", as: String.self)
-        else { throw GuestQuotaError.accountNotFound(uid) }
+        else { return nil }
         return (name, try plan(named: name))
+    }
+
+    /// The account's plan, or the guest plan for a uid without an account (a guest that has used nothing yet).
+    func planOrGuest(_ sql: any SQLDatabase, uid: String) async throws -> (name: String, plan: Plan) {
+        if let account = try await storedPlan(sql, uid: uid) { return account }
+        return (configuration.guestPlan, try plan(named: configuration.guestPlan))
     }
 
     /// What `uid` used of `counter` (0 when nothing was counted yet).

@@ -1,41 +1,38 @@
 public import FoyerWire
 public import NIOCore
 
-/// Adds `amount` to a counter of `uid` if that keeps it within its limit, once per idempotency key.
+/// Adds an amount to each of several counters of `uid` if that keeps every one within its limit, all or none, once
+/// per idempotency key.
 ///
 /// ```
-/// string  uid              <= 64 bytes
-/// string  counter          <= 64 bytes
-/// i64     amount           1 ... 2^40; signed on the wire so that a negative amount is refused, not wrapped
-/// string  idempotencyKey   1-128 bytes of printable ASCII, unique per uid and consume
+/// string            uid       <= 64 bytes
+/// list QuotaCharge  charges   1–8, each counter at most once
 /// ```
 public struct ConsumeRequest: WireMessage, Hashable {
     public var uid: String
-    public var counter: String
-    public var amount: Int64
-    public var idempotencyKey: String
+    public var charges: [QuotaCharge]
 
-    public init(uid: String, counter: String, amount: Int64, idempotencyKey: String) {
+    public init(uid: String, charges: [QuotaCharge]) {
         self.uid = uid
-        self.counter = counter
-        self.amount = amount
-        self.idempotencyKey = idempotencyKey
+        self.charges = charges
     }
 
     public init(from buffer: inout ByteBuffer) throws(WireError) {
         uid = try buffer.readLengthPrefixedString("consume.uid", maxBytes: GuestQuotaLimits.uidByteCountMax)
-        counter = try buffer.readLengthPrefixedString("consume.counter", maxBytes: GuestQuotaLimits.nameByteCountMax)
-        amount = try buffer.readWire(Int64.self)
-        idempotencyKey = try buffer.readLengthPrefixedString(
-            "consume.idempotencyKey",
-            maxBytes: GuestQuotaLimits.operationKeyByteCountMax
+        let count = try buffer.readCount(
+            "consume.charges",
+            maxCount: GuestQuotaLimits.chargesMax,
+            minElementBytes: 10  // an empty name, the i64 and an empty key
         )
+        guard count >= 1 else { throw .invalidValue("consume.charges") }
+        charges = []
+        charges.reserveCapacity(count)
+        for _ in 0..<count { charges.append(try QuotaCharge(from: &buffer)) }
     }
 
     public func encode(into buffer: inout ByteBuffer) {
         buffer.writeLengthPrefixedString(uid)
-        buffer.writeLengthPrefixedString(counter)
-        buffer.writeInteger(amount)
-        buffer.writeLengthPrefixedString(idempotencyKey)
+        buffer.writeVarint(UInt64(charges.count))
+        for charge in charges { charge.encode(into: &buffer) }
     }
 }

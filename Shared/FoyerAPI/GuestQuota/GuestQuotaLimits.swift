@@ -14,6 +14,8 @@ public enum GuestQuotaLimits {
     public static let denialKindsMax = 50
     /// Largest amount one `consume` may ask for (1 TiB); more is `invalid-amount`.
     public static let consumeAmountMax: Int64 = 1 << 40
+    /// Most counters one `consume` charges at once.
+    public static let chargesMax = 8
 
     /// Whether `uid` has the shape of a Foyer uid.
     public static func isValidUID(_ uid: String) -> Bool {

@@ -14,7 +14,8 @@ public enum GuestQuotaMethods {
         name: "guest-quota.admitSignup",
         idempotent: false
     )
-    /// Opens the quota account of a new uid on a plan; a guest counts towards the live-guest cap.
+    /// Opens the quota account of a new uid on a plan; a guest counts towards the live-guest cap. A guest's account
+    /// is also opened by its first `consume` (or `changePlan`), so guest sign-in does not call it.
     public static let openAccount = RPCMethod<OpenQuotaAccountRequest, OpenQuotaAccountResponse>(
         id: 0x0202,
         name: "guest-quota.openAccount",
@@ -26,9 +27,10 @@ public enum GuestQuotaMethods {
         name: "guest-quota.changePlan",
         idempotent: true
     )
-    /// Atomically checks a counter against its limit and adds to it, once per idempotency key.
+    /// Atomically checks several counters against their limits and adds to them, all or none, once per idempotency
+    /// key; opens a guest's account on its first consume. (Id `0x0204`, one counter per call, is retired.)
     public static let consume = RPCMethod<ConsumeRequest, ConsumeResponse>(
-        id: 0x0204,
+        id: 0x020E,
         name: "guest-quota.consume",
         idempotent: true
     )
