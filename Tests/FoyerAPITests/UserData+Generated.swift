@@ -188,6 +188,7 @@ extension PutOnceRequest: Generated {
             key: values.wireKey(),
             value: values.value(),
             expectedVersion: values.optional { $0.integer() },
+            base: values.message(),
             op: values.dataOperationID(),
             attempt: values.dataOperationID(),
             requestDigest: values.requestDigest()
@@ -197,7 +198,20 @@ extension PutOnceRequest: Generated {
 
 extension PutOnceResponse: Generated {
     static func generate(_ values: inout WireValues) -> PutOnceResponse {
-        PutOnceResponse(version: values.integer(), updatedAtMicroseconds: values.integer(), replayed: values.bool())
+        switch values.integer(in: UInt8(0)...2) {
+        case 0: .written(values.message())
+        case 1: .replayed(values.message())
+        default: .found(values.message())
+        }
+    }
+}
+
+extension PutBase: Generated {
+    /// No document has no size and no time.
+    static func generate(_ values: inout WireValues) -> PutBase {
+        let version: UInt64 = values.integer()
+        guard version > 0 else { return .none }
+        return PutBase(version: version, size: values.integer(), updatedAtMicroseconds: values.integer())
     }
 }
 

@@ -69,6 +69,7 @@ struct ContractTests {
                 key: "k",
                 value: ByteBuffer(bytes: [0, 9]),
                 expectedVersion: 3,
+                base: PutBase(version: 3, size: 2, updatedAtMicroseconds: 9),
                 op: "put-1",
                 attempt: "a-1",
                 requestDigest: Array(repeating: 7, count: 32)
@@ -80,12 +81,16 @@ struct ContractTests {
                 collection: "c",
                 key: "k",
                 value: ByteBuffer(),
+                base: .none,
                 op: "o",
                 attempt: "a",
                 requestDigest: [1]
             )
         )
-        try roundTrip(PutOnceResponse(version: 4, updatedAtMicroseconds: -1, replayed: true))
+        try roundTrip(PutOnceResponse.written(PutDocumentResponse(version: 4, updatedAtMicroseconds: -1)))
+        try roundTrip(PutOnceResponse.replayed(PutDocumentResponse(version: 4, updatedAtMicroseconds: 5)))
+        try roundTrip(PutOnceResponse.found(PutBase(version: 2, size: 300, updatedAtMicroseconds: 7)))
+        try roundTrip(PutOnceResponse.found(.none))
         try roundTrip(LookupPutRequest(uid: "u", collection: "notes", key: "k", op: "put-1", requestDigest: [1, 2]))
         try roundTrip(
             LookupPutResponse(recorded: PutDocumentResponse(version: 1, updatedAtMicroseconds: 5), document: nil)
@@ -101,6 +106,7 @@ struct ContractTests {
                 collection: "c",
                 key: "k",
                 value: ByteBuffer(),
+                base: .none,
                 op: "o",
                 attempt: "a",
                 requestDigest: [1]
@@ -122,6 +128,7 @@ struct ContractTests {
             for text in ["u", "c", "k"] { body.writeLengthPrefixedString(text) }
             body.writeLengthPrefixedBytes([UInt8]())
             body.writeBool(false)
+            PutBase.none.encode(into: &body)
             for text in ["op", "attempt"] { body.writeLengthPrefixedString(text) }
             body.writeLengthPrefixedBytes(digest)
             return body
@@ -138,6 +145,12 @@ struct ContractTests {
         StoredDocument(collection: "c", key: "k", value: ByteBuffer(), version: 1, updatedAtMicroseconds: 0)
             .encode(into: &both)
         #expect(throws: WireError.invalidValue) { try LookupPutResponse(decoding: both) }
+        // No document has no size and no time; an outcome is 0, 1 or 2.
+        var sizedNothing = ByteBuffer()
+        PutBase(version: 1, size: 4, updatedAtMicroseconds: 0).encode(into: &sizedNothing)
+        sizedNothing.setInteger(UInt8(0), at: sizedNothing.readerIndex)
+        #expect(throws: WireError.invalidValue) { try PutBase(decoding: sizedNothing) }
+        #expect(throws: WireError.invalidValue) { try PutOnceResponse(decoding: ByteBuffer(bytes: [3])) }
         for limit: UInt64 in [0, 10_001] {
             var body = ByteBuffer()
             body.writeVarint(limit)

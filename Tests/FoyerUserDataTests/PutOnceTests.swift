@@ -5,7 +5,7 @@ import FoyerWire
 import NIOCore
 import Testing
 
-@Suite("putOnce and lookupPut: a retried put answers the first result and writes nothing")
+@Suite("putOnce and lookupPut: a put writes on the version it was charged against, once per op")
 struct PutOnceTests {
     @Test(
         "a retry of an op answers the first write's version and time, even after the document changed, and writes nothing",
@@ -15,7 +15,7 @@ struct PutOnceTests {
         try await withUserData(engine) { data async throws in
             let uid = testUID()
             let first = try await data.putOnce(uid, "notes", "a", "one", op: "op-1")
-            #expect(first == PutOnceResponse(version: 1, updatedAtMicroseconds: 1_700_000_000_000_000, replayed: false))
+            #expect(first == .written(PutDocumentResponse(version: 1, updatedAtMicroseconds: 1_700_000_000_000_000)))
 
             // The document changes under another op.
             data.clock.advance(by: 5)
@@ -26,9 +26,7 @@ struct PutOnceTests {
             let again = try await data.putOnce(uid, "notes", "a", "one", op: "op-1")
             #expect(again == first)
             let other = try await data.putOnce(uid, "notes", "a", "one", op: "op-1", attempt: "attempt-2")
-            #expect(
-                other == PutOnceResponse(version: 1, updatedAtMicroseconds: first.updatedAtMicroseconds, replayed: true)
-            )
+            #expect(other == .replayed(try #require(first.result)))
 
             // Nothing was written by the retries.
             let stored = try #require(try await data.get(uid, "notes", "a"))
@@ -159,6 +157,65 @@ struct PutOnceTests {
             }
             await expectStatus(UserDataStatus.invalidKey) { try await data.putOnce(uid, "notes", "", "x", op: "op") }
             #expect(try await data.rows("ud_put_ops") == 0)
+        }
+    }
+
+    @Test(
+        "a putOnce writes only while the document is its base; otherwise it answers the document and records nothing",
+        arguments: TestEngine.allCases
+    )
+    func writesOnItsBase(engine: TestEngine) async throws {
+        try await withUserData(engine) { data async throws in
+            let uid = testUID()
+            let first = try await data.putOnce(uid, "notes", "a", "one", base: PutBase.none, op: "op-1")
+            let written = try #require(first.result)
+            let v1 = PutBase(version: 1, size: 3, updatedAtMicroseconds: written.updatedAtMicroseconds)
+            // Charged as new, but the document exists: found, with its version, size and time.
+            data.clock.advance(by: 1)
+            let stale = try await data.putOnce(uid, "notes", "a", "three", base: PutBase.none, op: "op-2")
+            #expect(stale == .found(v1))
+            #expect(try await data.rows("ud_put_ops") == 1)
+            // The same version charged against another size, or another time (deleted and made again): found too.
+            for base in [
+                PutBase(version: 1, size: 9, updatedAtMicroseconds: v1.updatedAtMicroseconds),
+                PutBase(version: 1, size: 3, updatedAtMicroseconds: v1.updatedAtMicroseconds - 1),
+            ] {
+                #expect(try await data.putOnce(uid, "notes", "a", "three", base: base, op: "op-2") == .found(v1))
+            }
+            // On its base it writes, and the client's own expected version is still checked first.
+            let second = try await data.putOnce(uid, "notes", "a", "three", base: v1, op: "op-2")
+            #expect(second.version == 2)
+            await expectStatus(UserDataStatus.versionMismatch) {
+                try await data.putOnce(uid, "notes", "a", "four", expectedVersion: 1, base: v1, op: "op-3")
+            }
+            let secondTime = try #require(second.result).updatedAtMicroseconds
+            let v2 = PutBase(version: 2, size: 5, updatedAtMicroseconds: secondTime)
+            let gone = try await data.putOnce(uid, "notes", "b", "new", expectedVersion: nil, base: v2, op: "op-4")
+            #expect(gone == .found(PutBase.none))
+            #expect(try await data.text(uid, "notes", "a") == "three")
+            #expect(try await data.get(uid, "notes", "b") == nil)
+            #expect(try await data.rows("ud_put_ops") == 2)
+        }
+    }
+
+    @Test(
+        "two ops racing to create one document: one writes, the other finds it (never both as new)",
+        arguments: TestEngine.allCases
+    )
+    func racingCreates(engine: TestEngine) async throws {
+        try await withUserData(engine) { data async throws in
+            let uid = testUID()
+            let answers = try await withThrowingTaskGroup(of: PutOnceResponse.self) { group in
+                for index in 0..<6 {
+                    group.addTask {
+                        try await data.putOnce(uid, "notes", "a", "v\(index)", base: PutBase.none, op: "op-\(index)")
+                    }
+                }
+                return try await group.reduce(into: [PutOnceResponse]()) { $0.append($1) }
+            }
+            #expect(answers.filter { $0.result != nil }.count == 1)
+            #expect(try await data.get(uid, "notes", "a")?.version == 1)
+            #expect(try await data.rows("ud_put_ops") == 1)
         }
     }
 

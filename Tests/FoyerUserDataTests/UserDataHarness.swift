@@ -38,7 +38,7 @@ extension StoreServiceHarness where Configuration == UserDataConfiguration {
     }
 
     /// `putOnce` of a text value under `op`, as attempt `attempt`, with a digest of the text (the gateway's is of
-    /// the whole request; any bytes do for user-data).
+    /// the whole request; any bytes do for user-data), on `base` (nil: the document as it stands now).
     @discardableResult
     func putOnce(
         _ uid: String,
@@ -46,10 +46,13 @@ extension StoreServiceHarness where Configuration == UserDataConfiguration {
         _ key: String,
         _ text: String,
         expectedVersion: UInt64? = nil,
+        base: PutBase? = nil,
         op: String,
         attempt: String = "attempt-1"
     ) async throws -> PutOnceResponse {
-        try await client.call(
+        var stored = PutBase.none
+        if base == nil, let document = try await get(uid, collection, key) { stored = PutBase(document) }
+        return try await client.call(
             UserDataMethods.putOnce,
             PutOnceRequest(
                 uid: uid,
@@ -57,6 +60,7 @@ extension StoreServiceHarness where Configuration == UserDataConfiguration {
                 key: key,
                 value: ByteBuffer(string: text),
                 expectedVersion: expectedVersion,
+                base: base ?? stored,
                 op: op,
                 attempt: attempt,
                 requestDigest: Array("\(collection)/\(key)=\(text)@\(expectedVersion.map(String.init) ?? "-")".utf8)
@@ -135,3 +139,19 @@ let withUserData = StoreServiceUnderTest<UserDataConfiguration>(service: "user-d
 
 /// Expects `body` to fail with a status (named as UserDataStatus names it), and returns the error for further checks.
 let expectStatus = StatusExpectation(names: UserDataStatus.name(of:))
+
+extension PutOnceResponse {
+    /// The op's write (this attempt's or another's), or nil when nothing was written.
+    var result: PutDocumentResponse? {
+        switch self {
+        case .written(let result), .replayed(let result): result
+        case .found: nil
+        }
+    }
+
+    var version: UInt64? { result?.version }
+
+    var replayed: Bool {
+        if case .replayed = self { true } else { false }
+    }
+}

@@ -2,14 +2,17 @@ public import FoyerWire
 public import NIOCore
 
 /// Writes `value` under (uid, collection, key) once per (uid, op): `put`, remembered under an operation key so that
-/// a retry answers the first write's result instead of writing again.
+/// a retry answers the first write's result instead of writing again, and made only while the document is the
+/// `base` the caller charged the write against (otherwise the answer is the document as found).
 ///
 /// ```
 /// string           uid               <= 64 bytes
 /// string           collection        checked: invalid-collection (transport cap 1024 bytes)
 /// string           key               checked: invalid-key (transport cap 4096 bytes)
 /// bytes            value             any bytes; over the server's cap: value-too-large
-/// optional varint  expectedVersion   absent: write whatever is there; 0: create only; n: only if at version n
+/// optional varint  expectedVersion   the client's condition: absent: none; 0: create only; n: only at version n
+///                                    (else version-mismatch)
+/// PutBase          base              the document the caller charged the write against (version 0: none)
 /// string           op                1–128 bytes of printable ASCII, chosen by the caller, per uid
 /// string           attempt           1–128 bytes of printable ASCII: this attempt's id (its own retries send
 ///                                    the same), so that the answer can tell its own write from another's
@@ -22,6 +25,7 @@ public struct PutOnceRequest: WireMessage, Hashable {
     public var key: String
     public var value: ByteBuffer
     public var expectedVersion: UInt64?
+    public var base: PutBase
     public var op: String
     public var attempt: String
     public var requestDigest: [UInt8]
@@ -32,6 +36,7 @@ public struct PutOnceRequest: WireMessage, Hashable {
         key: String,
         value: ByteBuffer,
         expectedVersion: UInt64? = nil,
+        base: PutBase,
         op: String,
         attempt: String,
         requestDigest: [UInt8]
@@ -41,6 +46,7 @@ public struct PutOnceRequest: WireMessage, Hashable {
         self.key = key
         self.value = value
         self.expectedVersion = expectedVersion
+        self.base = base
         self.op = op
         self.attempt = attempt
         self.requestDigest = requestDigest
@@ -55,6 +61,7 @@ public struct PutOnceRequest: WireMessage, Hashable {
         key = try buffer.readLengthPrefixedString("putOnce.key", maxBytes: UserDataLimits.keyWireByteCountMax)
         value = try buffer.readLengthPrefixedBuffer("putOnce.value", maxBytes: UserDataLimits.valueWireByteCountMax)
         expectedVersion = try buffer.readOptional { (buffer) throws(WireError) in try buffer.readVarint() }
+        base = try PutBase(from: &buffer)
         op = try buffer.readLengthPrefixedString("putOnce.op", maxBytes: UserDataLimits.operationIDByteCountMax)
         attempt = try buffer.readLengthPrefixedString(
             "putOnce.attempt",
@@ -69,6 +76,7 @@ public struct PutOnceRequest: WireMessage, Hashable {
         buffer.writeLengthPrefixedString(key)
         buffer.writeLengthPrefixedBuffer(value)
         buffer.writeOptional(expectedVersion) { $0.writeVarint($1) }
+        base.encode(into: &buffer)
         buffer.writeLengthPrefixedString(op)
         buffer.writeLengthPrefixedString(attempt)
         buffer.writeLengthPrefixedBytes(requestDigest)

@@ -61,15 +61,16 @@ public enum UserDataMethods {
         name: "user-data.export",
         idempotent: true
     )
-    /// `put` once per (uid, op): a retry of the op answers the first write's result and writes nothing, even if
-    /// the document changed since.
+    /// `put` once per (uid, op), made only while the document is the version the caller charged against (else
+    /// answered with the document as found): a retry of the op answers the first write's result and writes nothing,
+    /// even if the document changed since. (Id `0x030A`, without the charged version, is retired.)
     public static let putOnce = RPCMethod<PutOnceRequest, PutOnceResponse>(
-        id: 0x030A,
+        id: 0x030D,
         name: "user-data.putOnce",
         idempotent: true
     )
-    /// Whether an op already wrote (its result), or else the document as it stands: what the gateway asks before
-    /// it charges the quota for a `putOnce`.
+    /// Whether an op already wrote (its result), or else the document as it stands: what the gateway asks when a
+    /// charge it made without reading the document was refused.
     public static let lookupPut = RPCMethod<LookupPutRequest, LookupPutResponse>(
         id: 0x030B,
         name: "user-data.lookupPut",
