@@ -22,46 +22,68 @@ struct GatewayAgainstFakesTests {
         )
     }
 
-    @Test("A guest sign-in whose quota account cannot be opened deletes the guest again, step by step")
-    func guestSignInUndoneWhenOpenAccountFails() async throws {
+    @Test("A guest sign-in is admission, then the guest: guest-quota opens the account at its first consume")
+    func guestSignInIsTwoCalls() async throws {
         var fakes = try FakeServices()
         fakes.guestQuota.handle(GuestQuotaMethods.admitSignup) { _ in
             AdmitSignupResponse(remainingForSource: 9, liveGuests: 1, liveGuestsMax: 100)
         }
         fakes.identity.handle(IdentityMethods.createGuest) { _ in Self.session(uid: "guest-1") }
-        fakes.guestQuota.handle(GuestQuotaMethods.openAccount) { _ in
-            throw RPCError.failedPrecondition("no such plan")
+
+        let session = try await fakes.withGateway { gateway in
+            try await gateway.call(GatewayMethods.guestSignIn, GuestSignInRequest(idempotencyKey: Self.guestKey))
         }
-        fakes.identity.handle(IdentityMethods.beginDelete) { request in
-            AccountState(uid: request.uid, kind: .deleting, operationID: request.operationID)
+
+        #expect(session.uid == "guest-1")
+        #expect(fakes.log.names == ["guest-quota.admitSignup", "identity.createGuest"])
+    }
+
+    @Test("A guest's first put refused because the guest is gone takes away the quota account its consume opened")
+    func firstPutOfAGoneGuestRemovesTheAccount() async throws {
+        var fakes = try FakeServices()
+        fakes.identity.handle(IdentityMethods.verifyAccessToken) { _ in
+            VerifiedAccessToken(uid: "u1", isAnonymous: true, sessionID: "s1", expiresAtMilliseconds: 1)
         }
-        fakes.cleanup.handle(CleanupMethods.recordDeletion) { _ in Empty() }
-        fakes.userData.handle(UserDataMethods.deleteAll) { _ in DeleteAllDocumentsResponse(deleted: 0) }
+        fakes.identity.handle(IdentityMethods.recordActivity) { _ in Empty() }
+        fakes.guestQuota.handle(GuestQuotaMethods.consume) { request in
+            ConsumeResponse(
+                usage: request.charges.map { CounterUsage(counter: $0.counter, limit: 100, used: UInt64($0.amount)) },
+                replayed: false,
+                opened: true
+            )
+        }
+        fakes.userData.handle(UserDataMethods.putOnce) { _ in
+            throw RPCError(UserDataStatus.uidDeleted, "the documents of this uid were deleted")
+        }
         fakes.guestQuota.handle(GuestQuotaMethods.deleteAll) { _ in
-            QuotaDeleteAllResponse(existed: false, wasGuest: true)
+            QuotaDeleteAllResponse(existed: true, wasGuest: true)
         }
-        fakes.identity.handle(IdentityMethods.finishDelete) { _ in Empty() }
+        let token = try fakes.tokens.accessToken(uid: "u1", sessionID: "s1")
 
         let error = try await fakes.withGateway { gateway in
             await #expect(throws: RPCError.self) {
-                try await gateway.call(GatewayMethods.guestSignIn, GuestSignInRequest(idempotencyKey: Self.guestKey))
+                try await gateway.call(
+                    GatewayMethods.putDocument,
+                    GatewayPutRequest(
+                        accessToken: token,
+                        collection: "notes",
+                        key: "n1",
+                        value: ByteBuffer(string: "hello"),
+                        expectedVersion: nil,
+                        idempotencyKey: "put-1"
+                    )
+                )
             }
         }
 
-        #expect(error?.status == .failedPrecondition)
-        // The deletion's middle steps run side by side, in any order.
-        let names = fakes.log.names
+        #expect(error?.status == UserDataStatus.uidDeleted)
         #expect(
-            names.prefix(4) == [
-                "guest-quota.admitSignup", "identity.createGuest", "guest-quota.openAccount", "identity.beginDelete",
+            fakes.log.names == [
+                "identity.verifyAccessToken", "identity.recordActivity", "guest-quota.consume", "user-data.putOnce",
+                "guest-quota.deleteAll",
             ]
         )
-        #expect(
-            Set(names.dropFirst(4).dropLast())
-                == ["cleanup.recordDeletion", "user-data.deleteAll", "guest-quota.deleteAll"]
-        )
-        #expect(names.last == "identity.finishDelete" && names.count == 8)
-        #expect(fakes.log.requests(IdentityMethods.beginDelete).map(\.uid) == ["guest-1"])
+        #expect(fakes.log.requests(GuestQuotaMethods.deleteAll).map(\.uid) == ["u1"])
     }
 
     @Test("A put whose user-data write fails gives back both charges it took")
@@ -71,11 +93,11 @@ struct GatewayAgainstFakesTests {
             VerifiedAccessToken(uid: "u1", isAnonymous: true, sessionID: "s1", expiresAtMilliseconds: 1)
         }
         fakes.identity.handle(IdentityMethods.recordActivity) { _ in Empty() }
-        fakes.userData.handle(UserDataMethods.lookupPut) { _ in LookupPutResponse(recorded: nil, document: nil) }
         fakes.guestQuota.handle(GuestQuotaMethods.consume) { request in
             ConsumeResponse(
-                usage: CounterUsage(counter: request.counter, limit: 100, used: UInt64(request.amount)),
-                replayed: false
+                usage: request.charges.map { CounterUsage(counter: $0.counter, limit: 100, used: UInt64($0.amount)) },
+                replayed: false,
+                opened: false
             )
         }
         fakes.userData.handle(UserDataMethods.putOnce) { _ in throw RPCError.failedPrecondition("disk full") }
@@ -101,12 +123,11 @@ struct GatewayAgainstFakesTests {
         #expect(error?.status == .failedPrecondition)
         #expect(
             fakes.log.names == [
-                "identity.verifyAccessToken", "identity.recordActivity", "user-data.lookupPut",
-                "guest-quota.consume", "guest-quota.consume", "user-data.putOnce", "guest-quota.refund",
-                "guest-quota.refund",
+                "identity.verifyAccessToken", "identity.recordActivity", "guest-quota.consume", "user-data.putOnce",
+                "guest-quota.refund", "guest-quota.refund",
             ]
         )
-        let consumed = fakes.log.requests(GuestQuotaMethods.consume)
+        let consumed = try #require(fakes.log.requests(GuestQuotaMethods.consume).first).charges
         #expect(consumed.map(\.counter) == ["documents", "bytes"])
         #expect(consumed.map(\.amount) == [1, 5])
         let refunded = fakes.log.requests(GuestQuotaMethods.refund)

@@ -19,11 +19,17 @@ extension GatewayCore {
             )
         }
         serve(GatewayMethods.getDocument, on: &router) { request, caller, options in
-            try await self.userData.call(
+            let answer = try await self.userData.call(
                 UserDataMethods.get,
                 GetDocumentRequest(uid: caller.uid, collection: request.collection, key: request.key),
                 options: options
             )
+            self.documents.note(
+                answer.document.map(PutBase.init) ?? .none,
+                of: DocumentVersions.Key(uid: caller.uid, collection: request.collection, key: request.key),
+                now: self.now
+            )
+            return answer
         }
         serve(GatewayMethods.listDocuments, on: &router) { request, caller, options in
             try await self.userData.call(
@@ -54,20 +60,21 @@ extension GatewayCore {
 
     /// Writes a document, charging the quota for what the write adds: a new document takes one `documents`, and
     /// any write takes the bytes it adds to `bytes` (its size, or for a rewrite the growth over the version it
-    /// replaces), before it is made; a rewrite that shrinks the document gives the difference back after it. The
-    /// charges are given back if the write fails. Deleting a document gives its share back (`delete`).
+    /// replaces), in one consume before it is made; a rewrite that shrinks the document gives the difference back
+    /// after it. The charges are given back if the write fails. Deleting a document gives its share back (`delete`).
+    ///
+    /// The charge is computed against the version of the document this replica saw last (`documents`; a document
+    /// not seen is taken to be new), without reading it first, and the write is pinned to that version (`putOnce`'s
+    /// base): user-data writes only while the document is still that version, and otherwise answers the version it
+    /// found, against which the put gives its charge back and charges again (at most `putAttempts` times). So two
+    /// writes racing on one key cannot both be charged as the first. A charge refused against a guess is not the
+    /// answer: the document is read (`lookupPut`) and charged against what it is.
     ///
     /// Once per idempotency key: user-data writes under an op derived from the key (`putOnce`) and remembers the
-    /// result, and the gateway asks for it (`lookupPut`) before it charges anything. So a retry of a put that was
-    /// made answers the first result (version and time) without writing or charging again, even if the document
-    /// changed since; a concurrent duplicate that loses the race gives its charges back and answers the winner's
-    /// result. The same key with another request (collection, key, value or expected version) is
+    /// result, so a retry of a put that was made answers the first result (version and time) without writing again,
+    /// even if the document changed since, and gives back what it charged; a concurrent duplicate that loses the
+    /// race does the same. The same key with another request (collection, key, value or expected version) is
     /// `operation-reused`.
-    ///
-    /// The write is pinned to the version the charge was computed against (0: create only), so two writes racing
-    /// on one key cannot both be charged as the first: the loser gets `version-mismatch` and, unless the client
-    /// asked for a version itself, reads again and is charged against the new version (at most `putAttempts`
-    /// times).
     func put(
         caller: Caller,
         collection: String,
@@ -84,114 +91,166 @@ extension GatewayCore {
             value: value,
             expectedVersion: expectedVersion
         )
-        for attempt in 1...Self.putAttempts {
-            let looked = try await operationReusedIfConflict {
-                try await userData.call(
-                    UserDataMethods.lookupPut,
-                    LookupPutRequest(
-                        uid: caller.uid,
-                        collection: collection,
-                        key: key,
-                        op: once.op,
-                        requestDigest: once.digest
-                    ),
-                    options: options
-                )
-            }
-            if let recorded = looked.recorded { return recorded }
-            let current = looked.document
-            let pinned = current?.version ?? 0
-            // Fresh ids for each attempt: what keeps a retried write from counting twice is the op (and the pinned
-            // version); a refunded quota key could not be consumed again. The keys still make the gateway's own
-            // retries of one consume count once, and user-data's answer tells this attempt's write from another's.
-            let attemptID = UUID().uuidString
-            let write = PutOnceRequest(
-                uid: caller.uid,
-                collection: collection,
-                key: key,
-                value: value,
-                expectedVersion: expectedVersion ?? pinned,
-                op: once.op,
-                attempt: attemptID,
-                requestDigest: once.digest
-            )
-            guard expectedVersion == nil || expectedVersion == pinned else {
-                // Not at the version the client expects: user-data answers the mismatch with the current version.
-                return try await putOnce(write, options: options).result
-            }
-            let oldBytes = current?.value.readableBytes ?? 0
-            let keys = QuotaKeys(idempotencyKey: "\(idempotencyKey)#\(attemptID)")
-            // The keys whose consume was sent (a failed one may still have counted): what a failure gives back.
-            var charged: [String] = []
-            if current == nil {
-                try await consume(
-                    uid: caller.uid,
-                    counter: configuration.documentsCounter,
-                    amount: 1,
-                    key: keys.document,
-                    options: options
-                )
-                charged.append(keys.document)
-            }
-            do {
-                if value.readableBytes > oldBytes {
-                    charged.append(keys.bytes)
-                    try await consume(
-                        uid: caller.uid,
-                        counter: configuration.bytesCounter,
-                        amount: Int64(value.readableBytes - oldBytes),
-                        key: keys.bytes,
+        let documentKey = DocumentVersions.Key(uid: caller.uid, collection: collection, key: key)
+        let size = UInt64(value.readableBytes)
+        // The version charged against; nil: to be read first. `read`: it came from user-data during this put.
+        var base: PutBase? = documents.base(of: documentKey, now: now)
+        if let expectedVersion, expectedVersion != base?.version { base = expectedVersion == 0 ? .none : nil }
+        var read = false
+        for _ in 1...Self.putAttempts {
+            guard let replaced = base else {
+                let looked = try await operationReusedIfConflict {
+                    try await userData.call(
+                        UserDataMethods.lookupPut,
+                        LookupPutRequest(
+                            uid: caller.uid,
+                            collection: collection,
+                            key: key,
+                            op: once.op,
+                            requestDigest: once.digest
+                        ),
                         options: options
                     )
                 }
-                let answer = try await putOnce(write, options: options)
-                if answer.replayed {
+                if let recorded = looked.recorded { return recorded }
+                (base, read) = (looked.document.map(PutBase.init) ?? .none, true)
+                continue
+            }
+            // Fresh ids for each attempt: what keeps a retried write from counting twice is the op (and the base); a
+            // refunded quota key could not be consumed again. The keys still make the gateway's own retries of one
+            // consume count once, and user-data's answer tells this attempt's write from another's.
+            let attemptID = UUID().uuidString
+            let charges = charges(
+                of: size,
+                replacing: replaced,
+                keys: QuotaKeys(idempotencyKey: "\(idempotencyKey)#\(attemptID)")
+            )
+            var opened = false
+            do {
+                if !charges.isEmpty { opened = try await consume(uid: caller.uid, charges, options: options) }
+                let answer = try await operationReusedIfConflict {
+                    try await userData.call(
+                        UserDataMethods.putOnce,
+                        PutOnceRequest(
+                            uid: caller.uid,
+                            collection: collection,
+                            key: key,
+                            value: value,
+                            expectedVersion: expectedVersion,
+                            base: replaced,
+                            op: once.op,
+                            attempt: attemptID,
+                            requestDigest: once.digest
+                        ),
+                        options: options
+                    )
+                }
+                switch answer {
+                case .written(let result):
+                    if size < replaced.size {
+                        await releaseShrink(
+                            caller: caller,
+                            collection: collection,
+                            key: key,
+                            replaced: replaced,
+                            by: size,
+                            options: options
+                        )
+                    }
+                    let written = PutBase(
+                        version: result.version,
+                        size: size,
+                        updatedAtMicroseconds: result.updatedAtMicroseconds
+                    )
+                    documents.note(written, of: documentKey, now: now)
+                    return result
+                case .replayed(let result):
                     // A concurrent call with the same key wrote first (and paid): this one wrote nothing.
-                    await refund(uid: caller.uid, keys: charged, options: options)
-                    return answer.result
+                    await refund(uid: caller.uid, charges, options: options)
+                    return result
+                case .found(let current):
+                    await refund(uid: caller.uid, charges, options: options)
+                    (base, read) = (current, true)
                 }
-                if let current, value.readableBytes < oldBytes {
-                    await releaseShrink(caller: caller, replaced: current, by: value, options: options)
-                }
-                return answer.result
-            } catch let error as RPCError
-                where error.status == UserDataStatus.versionMismatch && expectedVersion == nil
-                && attempt < Self.putAttempts
-            {
-                await refund(uid: caller.uid, keys: charged, options: options)
+            } catch let error as RPCError where error.status == GuestQuotaStatus.quotaExceeded && !read {
+                base = nil  // refused against a guess: read the document, then charge against it
+            } catch let error as RPCError where error.status == GuestQuotaStatus.quotaExceeded {
+                throw error
             } catch {
-                await refund(uid: caller.uid, keys: charged, options: options)
+                await giveBack(uid: caller.uid, charges, opened: opened, after: error, options: options)
                 throw error
             }
         }
-        preconditionFailure("the last attempt returns or throws")
+        throw RPCError(
+            UserDataStatus.versionMismatch,
+            "the document changed under each of \(Self.putAttempts) tries to write it; try again",
+            details: VersionMismatchDetails(currentVersion: base?.version ?? 0).encoded()
+        )
+    }
+
+    /// What a write of `size` bytes adds over `replaced`, one charge per counter it raises.
+    private func charges(of size: UInt64, replacing replaced: PutBase, keys: QuotaKeys) -> [QuotaCharge] {
+        var charges: [QuotaCharge] = []
+        if !replaced.exists {
+            charges.append(
+                QuotaCharge(counter: configuration.documentsCounter, amount: 1, idempotencyKey: keys.document)
+            )
+        }
+        if size > replaced.size {
+            charges.append(
+                QuotaCharge(
+                    counter: configuration.bytesCounter,
+                    amount: Int64(size - replaced.size),
+                    idempotencyKey: keys.bytes
+                )
+            )
+        }
+        return charges
     }
 
     /// Gives back the bytes a rewrite freed, once per replaced version (like a delete's release).
     private func releaseShrink(
         caller: Caller,
-        replaced current: StoredDocument,
-        by value: ByteBuffer,
+        collection: String,
+        key: String,
+        replaced: PutBase,
+        by size: UInt64,
         options: CallOptions
     ) async {
         let releaseKey =
             "put:"
-            + QuotaKeys.hex(
-                "\(current.collection)\u{0}\(current.key)\u{0}\(current.version)\u{0}\(current.updatedAtMicroseconds)"
-            )
+            + QuotaKeys.hex("\(collection)\u{0}\(key)\u{0}\(replaced.version)\u{0}\(replaced.updatedAtMicroseconds)")
         await release(
             uid: caller.uid,
             counter: configuration.bytesCounter,
-            amount: UInt64(current.value.readableBytes - value.readableBytes),
+            amount: replaced.size - size,
             key: releaseKey,
             options: options
         )
     }
 
-    /// user-data's `putOnce`, its `op-conflict` answered as the gateway's `operation-reused`.
-    private func putOnce(_ request: PutOnceRequest, options: CallOptions) async throws -> PutOnceResponse {
-        try await operationReusedIfConflict {
-            try await userData.call(UserDataMethods.putOnce, request, options: options)
+    /// Gives back the charges of a write that failed. If their consume opened the account (a guest's first) and
+    /// user-data refused the write because the user is gone (deleted, or merged into an account), the account is
+    /// taken away again rather than given back: a deletion or merge that ran meanwhile had nothing to remove yet.
+    private func giveBack(
+        uid: String,
+        _ charges: [QuotaCharge],
+        opened: Bool,
+        after error: any Error,
+        options: CallOptions
+    )
+        async
+    {
+        let gone = [UserDataStatus.uidDeleted, UserDataStatus.uidMerged].contains((error as? RPCError)?.status)
+        guard opened && gone else { return await refund(uid: uid, charges, options: options) }
+        do {
+            _ = try await guestQuota.call(
+                GuestQuotaMethods.deleteAll,
+                QuotaDeleteAllRequest(uid: uid),
+                options: options
+            )
+        } catch {
+            logger.warning("quota account removal failed", metadata: ["user.uid": "\(uid)", "error": "\(error)"])
         }
     }
 
@@ -205,7 +264,7 @@ extension GatewayCore {
         }
     }
 
-    /// Reads and pinned writes a put tries before a concurrent writer's `version-mismatch` is the answer.
+    /// Writes a put tries before a concurrent writer's `version-mismatch` is the answer.
     static let putAttempts = 5
 
     /// Deletes a document and gives back the quota it took (one document and its size in bytes).
@@ -227,6 +286,7 @@ extension GatewayCore {
             options: options
         )
         guard answer.deleted else { return answer }
+        documents.note(.none, of: DocumentVersions.Key(uid: caller.uid, collection: collection, key: key), now: now)
         // One release per deleted version of the document: a repeated delete finds nothing and releases nothing.
         let releaseKey =
             "del:"
@@ -279,20 +339,21 @@ extension GatewayCore {
         return ImportResponse(written: UInt64(request.documents.count))
     }
 
-    private func consume(uid: String, counter: String, amount: Int64, key: String, options: CallOptions) async throws {
-        _ = try await guestQuota.call(
+    /// Consumes `charges` (all or none); whether that opened the account.
+    private func consume(uid: String, _ charges: [QuotaCharge], options: CallOptions) async throws -> Bool {
+        try await guestQuota.call(
             GuestQuotaMethods.consume,
-            ConsumeRequest(uid: uid, counter: counter, amount: amount, idempotencyKey: key),
+            ConsumeRequest(uid: uid, charges: charges),
             options: options
-        )
+        ).opened
     }
 
-    private func refund(uid: String, keys: [String], options: CallOptions) async {
-        for key in keys {
+    private func refund(uid: String, _ charges: [QuotaCharge], options: CallOptions) async {
+        for charge in charges {
             do {
                 _ = try await guestQuota.call(
                     GuestQuotaMethods.refund,
-                    RefundRequest(uid: uid, idempotencyKey: key),
+                    RefundRequest(uid: uid, idempotencyKey: charge.idempotencyKey),
                     options: options
                 )
             } catch {

@@ -28,8 +28,10 @@ extension GatewayCore {
         }
     }
 
-    /// Admission by source (per-source bucket and the cap on live guests), then the guest, then its quota account.
-    /// A retry with the same idempotency key returns the same guest.
+    /// Admission by source (per-source bucket and the cap on live guests), then the guest. A retry with the same
+    /// idempotency key returns the same guest. The guest's quota account is not opened here: guest-quota opens it
+    /// on the guest plan at its first consume (and reads a uid without one as a guest that has used nothing), so a
+    /// sign-in is two calls and a failed one leaves nothing at guest-quota.
     func guestSignIn(_ request: GuestSignInRequest, context: RPCContext) async throws -> SessionTokens {
         // Checked before admission, so a malformed key spends none of the source's sign-up budget.
         guard CreateGuestRequest.isAcceptableIdempotencyKey(request.idempotencyKey) else {
@@ -45,32 +47,11 @@ extension GatewayCore {
             AdmitSignupRequest(source: source),
             options: options
         )
-        let session = try await identity.call(
+        return try await identity.call(
             IdentityMethods.createGuest,
             CreateGuestRequest(idempotencyKey: request.idempotencyKey),
             options: options
         )
-        do {
-            _ = try await guestQuota.call(
-                GuestQuotaMethods.openAccount,
-                OpenQuotaAccountRequest(uid: session.uid, plan: configuration.guestPlan),
-                options: options
-            )
-        } catch {
-            // A guest without a quota account cannot write; take it away again rather than leave it half made.
-            context.logger.warning(
-                "guest sign-in failed at guest-quota; deleting the guest",
-                metadata: ["user.uid": "\(session.uid)"]
-            )
-            _ = try? await sagas.deleteEverything(
-                uid: session.uid,
-                operationID: scopedOperation("guest-sign-in", uid: session.uid),
-                reason: .userRequest,
-                options: options
-            )
-            throw error
-        }
-        return session
     }
 
     /// Signs in to an existing account with a credential. An ID token of an identity never seen creates a member,

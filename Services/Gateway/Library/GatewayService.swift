@@ -83,6 +83,7 @@ final class GatewayCore: Sendable {
     let validator: AccessTokenValidator
     let results: OperationResults
     let activity: ActivityThrottle
+    let documents = DocumentVersions()
     let logger: Logger
 
     var clients: [RPCClient] { [identity, guestQuota, userData, cleanup] }
