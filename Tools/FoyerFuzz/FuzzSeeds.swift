@@ -265,6 +265,29 @@ enum FuzzSeeds {
             seed(MeResponse(user: user, usage: usage)),
             seed(usage),
             seed(
+                ConsumeRequest(
+                    uid: "u1",
+                    charges: [
+                        QuotaCharge(counter: "documents", amount: 1, idempotencyKey: "put-doc:k"),
+                        QuotaCharge(counter: "bytes", amount: 4, idempotencyKey: "put-bytes:k"),
+                    ]
+                )
+            ),
+            seed(ConsumeResponse(usage: usage.counters, replayed: false, opened: true)),
+            seed(
+                PutOnceRequest(
+                    uid: "u1",
+                    collection: "notes",
+                    key: "n1",
+                    value: ByteBuffer(string: "note"),
+                    base: PutBase(document),
+                    op: "put-1",
+                    attempt: "a-1",
+                    requestDigest: [1, 2, 3]
+                )
+            ),
+            seed(PutOnceResponse.found(PutBase(document))),
+            seed(
                 LinkResult.merged(
                     session,
                     MergeReport(
