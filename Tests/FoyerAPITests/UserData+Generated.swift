@@ -210,7 +210,7 @@ extension PutBase: Generated {
     /// No document has no size and no time.
     static func generate(_ values: inout WireValues) -> PutBase {
         let version: UInt64 = values.integer()
-        guard version > 0 else { return .none }
+        guard version > 0 else { return .absent }
         return PutBase(version: version, size: values.integer(), updatedAtMicroseconds: values.integer())
     }
 }

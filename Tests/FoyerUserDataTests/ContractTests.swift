@@ -81,7 +81,7 @@ struct ContractTests {
                 collection: "c",
                 key: "k",
                 value: ByteBuffer(),
-                base: .none,
+                base: .absent,
                 op: "o",
                 attempt: "a",
                 requestDigest: [1]
@@ -90,7 +90,7 @@ struct ContractTests {
         try roundTrip(PutOnceResponse.written(PutDocumentResponse(version: 4, updatedAtMicroseconds: -1)))
         try roundTrip(PutOnceResponse.replayed(PutDocumentResponse(version: 4, updatedAtMicroseconds: 5)))
         try roundTrip(PutOnceResponse.found(PutBase(version: 2, size: 300, updatedAtMicroseconds: 7)))
-        try roundTrip(PutOnceResponse.found(.none))
+        try roundTrip(PutOnceResponse.found(.absent))
         try roundTrip(LookupPutRequest(uid: "u", collection: "notes", key: "k", op: "put-1", requestDigest: [1, 2]))
         try roundTrip(
             LookupPutResponse(recorded: PutDocumentResponse(version: 1, updatedAtMicroseconds: 5), document: nil)
@@ -106,7 +106,7 @@ struct ContractTests {
                 collection: "c",
                 key: "k",
                 value: ByteBuffer(),
-                base: .none,
+                base: .absent,
                 op: "o",
                 attempt: "a",
                 requestDigest: [1]
@@ -128,7 +128,7 @@ struct ContractTests {
             for text in ["u", "c", "k"] { body.writeLengthPrefixedString(text) }
             body.writeLengthPrefixedBytes([UInt8]())
             body.writeBool(false)
-            PutBase.none.encode(into: &body)
+            PutBase.absent.encode(into: &body)
             for text in ["op", "attempt"] { body.writeLengthPrefixedString(text) }
             body.writeLengthPrefixedBytes(digest)
             return body

@@ -167,12 +167,12 @@ struct PutOnceTests {
     func writesOnItsBase(engine: TestEngine) async throws {
         try await withUserData(engine) { data async throws in
             let uid = testUID()
-            let first = try await data.putOnce(uid, "notes", "a", "one", base: PutBase.none, op: "op-1")
+            let first = try await data.putOnce(uid, "notes", "a", "one", base: PutBase.absent, op: "op-1")
             let written = try #require(first.result)
             let v1 = PutBase(version: 1, size: 3, updatedAtMicroseconds: written.updatedAtMicroseconds)
             // Charged as new, but the document exists: found, with its version, size and time.
             data.clock.advance(by: 1)
-            let stale = try await data.putOnce(uid, "notes", "a", "three", base: PutBase.none, op: "op-2")
+            let stale = try await data.putOnce(uid, "notes", "a", "three", base: PutBase.absent, op: "op-2")
             #expect(stale == .found(v1))
             #expect(try await data.rows("ud_put_ops") == 1)
             // The same version charged against another size, or another time (deleted and made again): found too.
@@ -191,7 +191,7 @@ struct PutOnceTests {
             let secondTime = try #require(second.result).updatedAtMicroseconds
             let v2 = PutBase(version: 2, size: 5, updatedAtMicroseconds: secondTime)
             let gone = try await data.putOnce(uid, "notes", "b", "new", expectedVersion: nil, base: v2, op: "op-4")
-            #expect(gone == .found(PutBase.none))
+            #expect(gone == .found(PutBase.absent))
             #expect(try await data.text(uid, "notes", "a") == "three")
             #expect(try await data.get(uid, "notes", "b") == nil)
             #expect(try await data.rows("ud_put_ops") == 2)
@@ -208,7 +208,7 @@ struct PutOnceTests {
             let answers = try await withThrowingTaskGroup(of: PutOnceResponse.self) { group in
                 for index in 0..<6 {
                     group.addTask {
-                        try await data.putOnce(uid, "notes", "a", "v\(index)", base: PutBase.none, op: "op-\(index)")
+                        try await data.putOnce(uid, "notes", "a", "v\(index)", base: PutBase.absent, op: "op-\(index)")
                     }
                 }
                 return try await group.reduce(into: [PutOnceResponse]()) { $0.append($1) }

@@ -50,7 +50,7 @@ extension StoreServiceHarness where Configuration == UserDataConfiguration {
         op: String,
         attempt: String = "attempt-1"
     ) async throws -> PutOnceResponse {
-        var stored = PutBase.none
+        var stored = PutBase.absent
         if base == nil, let document = try await get(uid, collection, key) { stored = PutBase(document) }
         return try await client.call(
             UserDataMethods.putOnce,

@@ -30,12 +30,12 @@ final class DocumentVersions: Sendable {
         table = Mutex(ExpiringTable(lifetime: lifetime, capacity: capacity))
     }
 
-    /// The version last seen of the document, or `none` if it was not seen (or seen absent) lately.
+    /// The version last seen of the document, or `absent` if it was not seen (or seen absent) lately.
     func base(of key: Key, now: Date) -> PutBase {
-        table.withLock { $0.value(key, now: now) } ?? .none
+        table.withLock { $0.value(key, now: now) } ?? .absent
     }
 
-    /// Notes the document's version (`none`: it does not exist).
+    /// Notes the document's version (`absent`: it does not exist).
     func note(_ base: PutBase, of key: Key, now: Date) {
         table.withLock { table in
             if base.exists {

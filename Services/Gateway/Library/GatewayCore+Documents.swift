@@ -25,7 +25,7 @@ extension GatewayCore {
                 options: options
             )
             self.documents.note(
-                answer.document.map(PutBase.init) ?? .none,
+                answer.document.map(PutBase.init) ?? .absent,
                 of: DocumentVersions.Key(uid: caller.uid, collection: request.collection, key: request.key),
                 now: self.now
             )
@@ -95,7 +95,7 @@ extension GatewayCore {
         let size = UInt64(value.readableBytes)
         // The version charged against; nil: to be read first. `read`: it came from user-data during this put.
         var base: PutBase? = documents.base(of: documentKey, now: now)
-        if let expectedVersion, expectedVersion != base?.version { base = expectedVersion == 0 ? .none : nil }
+        if let expectedVersion, expectedVersion != base?.version { base = expectedVersion == 0 ? .absent : nil }
         var read = false
         for _ in 1...Self.putAttempts {
             guard let replaced = base else {
@@ -113,7 +113,7 @@ extension GatewayCore {
                     )
                 }
                 if let recorded = looked.recorded { return recorded }
-                (base, read) = (looked.document.map(PutBase.init) ?? .none, true)
+                (base, read) = (looked.document.map(PutBase.init) ?? .absent, true)
                 continue
             }
             // Fresh ids for each attempt: what keeps a retried write from counting twice is the op (and the base); a
@@ -286,7 +286,7 @@ extension GatewayCore {
             options: options
         )
         guard answer.deleted else { return answer }
-        documents.note(.none, of: DocumentVersions.Key(uid: caller.uid, collection: collection, key: key), now: now)
+        documents.note(.absent, of: DocumentVersions.Key(uid: caller.uid, collection: collection, key: key), now: now)
         // One release per deleted version of the document: a repeated delete finds nothing and releases nothing.
         let releaseKey =
             "del:"

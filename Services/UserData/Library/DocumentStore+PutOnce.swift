@@ -82,7 +82,7 @@ extension DocumentStore {
         }
     }
 
-    /// The document of `request` as it stands, as a base (`none` when there is no document); `lock` keeps it so
+    /// The document of `request` as it stands, as a base (`absent` when there is no document); `lock` keeps it so
     /// until the transaction ends (PostgreSQL; SQLite's writers run one at a time).
     private func base(_ sql: any SQLDatabase, _ request: PutOnceRequest, lock: Bool = false) async throws -> PutBase {
         let forUpdate: SQLQueryString = lock && sql.engineKind == .postgres ? " FOR UPDATE" : ""
@@ -94,7 +94,7 @@ extension DocumentStore {
                     AND doc_key = \(bind: request.key)\(forUpdate)
                 """
             ).first()
-        else { return .none }
+        else { return .absent }
         return PutBase(
             version: UInt64(max(0, try row.decode(column: "version", as: Int64.self))),
             size: UInt64(max(0, try row.decode(column: "body_size", as: Int64.self))),

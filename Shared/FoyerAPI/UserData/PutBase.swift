@@ -16,7 +16,7 @@ public struct PutBase: WireMessage, Hashable, Sendable {
     public var updatedAtMicroseconds: Int64
 
     /// No document.
-    public static let none = PutBase(version: 0, size: 0, updatedAtMicroseconds: 0)
+    public static let absent = PutBase(version: 0, size: 0, updatedAtMicroseconds: 0)
 
     public init(version: UInt64, size: UInt64, updatedAtMicroseconds: Int64) {
         self.version = version
