@@ -33,7 +33,10 @@ extension WireValues {
 
 extension AdmitSignupRequest: Generated {
     static func generate(_ values: inout WireValues) -> AdmitSignupRequest {
-        AdmitSignupRequest(source: values.text(maxBytes: GuestQuotaLimits.sourceByteCountMax))
+        AdmitSignupRequest(
+            source: values.text(maxBytes: GuestQuotaLimits.sourceByteCountMax),
+            uid: values.optional { $0.text(.uid, minBytes: 1, maxBytes: GuestQuotaLimits.uidByteCountMax) }
+        )
     }
 }
 

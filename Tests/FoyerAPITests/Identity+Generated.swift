@@ -1,3 +1,4 @@
+import Foundation
 import FoyerAPI
 import FoyerWire
 
@@ -83,7 +84,10 @@ extension CreateGuestRequest: Generated {
                 .uid,
                 minBytes: CreateGuestRequest.idempotencyKeyByteCountMin,
                 maxBytes: IdentityLimits.idempotencyKeyByteCountMax
-            )
+            ),
+            uid: values.optional { values in
+                String(values.bytes(minBytes: 16, maxBytes: 16).map { String(format: "%02x", $0) }.joined())
+            }
         )
     }
 }

@@ -22,20 +22,43 @@ struct GatewayAgainstFakesTests {
         )
     }
 
-    @Test("A guest sign-in is admission, then the guest: guest-quota opens the account at its first consume")
+    @Test("A guest sign-in is admission opening the account under the uid the gateway made, then the guest under it")
     func guestSignInIsTwoCalls() async throws {
         var fakes = try FakeServices()
         fakes.guestQuota.handle(GuestQuotaMethods.admitSignup) { _ in
             AdmitSignupResponse(remainingForSource: 9, liveGuests: 1, liveGuestsMax: 100)
         }
-        fakes.identity.handle(IdentityMethods.createGuest) { _ in Self.session(uid: "guest-1") }
+        fakes.identity.handle(IdentityMethods.createGuest) { request in Self.session(uid: request.uid ?? "") }
 
         let session = try await fakes.withGateway { gateway in
             try await gateway.call(GatewayMethods.guestSignIn, GuestSignInRequest(idempotencyKey: Self.guestKey))
         }
 
-        #expect(session.uid == "guest-1")
         #expect(fakes.log.names == ["guest-quota.admitSignup", "identity.createGuest"])
+        let opened = try #require(fakes.log.requests(GuestQuotaMethods.admitSignup).first?.uid)
+        #expect(CreateGuestRequest.isNewUID(opened))
+        #expect(fakes.log.requests(IdentityMethods.createGuest).map(\.uid) == [opened])
+        #expect(session.uid == opened)
+    }
+
+    @Test("A replayed sign-in key answers the earlier guest; the account opened for the new uid is taken away")
+    func replayedSignInClosesTheUnusedAccount() async throws {
+        var fakes = try FakeServices()
+        fakes.guestQuota.handle(GuestQuotaMethods.admitSignup) { _ in
+            AdmitSignupResponse(remainingForSource: 9, liveGuests: 1, liveGuestsMax: 100)
+        }
+        fakes.identity.handle(IdentityMethods.createGuest) { _ in Self.session(uid: "guest-made-before") }
+        fakes.guestQuota.handle(GuestQuotaMethods.deleteAll) { _ in
+            QuotaDeleteAllResponse(existed: true, wasGuest: true)
+        }
+
+        let session = try await fakes.withGateway { gateway in
+            try await gateway.call(GatewayMethods.guestSignIn, GuestSignInRequest(idempotencyKey: Self.guestKey))
+        }
+
+        #expect(session.uid == "guest-made-before")
+        let opened = try #require(fakes.log.requests(GuestQuotaMethods.admitSignup).first?.uid)
+        #expect(fakes.log.requests(GuestQuotaMethods.deleteAll).map(\.uid) == [opened])
     }
 
     @Test("A guest's first put refused because the guest is gone takes away the quota account its consume opened")

@@ -95,6 +95,56 @@ struct SignupAdmissionTests {
     }
 
     @Test(
+        "an admission with a uid opens the guest's account under the cap in its own commit, once; at the cap it takes nothing",
+        arguments: TestEngine.allCases
+    )
+    func admissionOpensTheAccount(engine: TestEngine) async throws {
+        try await withGuestQuota(
+            engine,
+            configure: {
+                $0.liveGuestsMax = 2; $0.signupBurstPerSource = 10
+            }
+        ) {
+            quota async throws in
+            let first = testUID()
+            let admitted = try await quota.client.call(
+                GuestQuotaMethods.admitSignup,
+                AdmitSignupRequest(source: "192.0.2.1", uid: first)
+            )
+            #expect(admitted.remainingForSource == 9)
+            // The guest counts from its sign-up, written or not, and its account is on the guest plan.
+            #expect(try await quota.liveGuests() == 1)
+            let usage = try await quota.client.call(GuestQuotaMethods.usage, QuotaUsageRequest(uid: first))
+            #expect(usage.plan == "guest")
+            // The same uid again opens nothing more.
+            _ = try await quota.client.call(
+                GuestQuotaMethods.admitSignup,
+                AdmitSignupRequest(source: "192.0.2.1", uid: first)
+            )
+            #expect(try await quota.liveGuests() == 1)
+            _ = try await quota.client.call(
+                GuestQuotaMethods.admitSignup,
+                AdmitSignupRequest(source: "192.0.2.1", uid: testUID())
+            )
+            #expect(try await quota.liveGuests() == 2)
+            // At the cap: refused, no token taken, nothing opened.
+            let third = testUID()
+            await expectStatus(GuestQuotaStatus.guestCapReached) {
+                try await quota.client.call(
+                    GuestQuotaMethods.admitSignup,
+                    AdmitSignupRequest(source: "192.0.2.1", uid: third)
+                )
+            }
+            #expect(try await quota.liveGuests() == 2)
+            let deleted = try await quota.client.call(GuestQuotaMethods.deleteAll, QuotaDeleteAllRequest(uid: third))
+            #expect(!deleted.existed)
+            // Taking an unused account away gives its place back.
+            _ = try await quota.client.call(GuestQuotaMethods.deleteAll, QuotaDeleteAllRequest(uid: first))
+            #expect(try await quota.liveGuests() == 1)
+        }
+    }
+
+    @Test(
         "the /64s of one IPv6 /48 share a second bucket, refilled at its own rate; other /48s and IPv4 have their own",
         arguments: TestEngine.allCases
     )

@@ -53,6 +53,31 @@ struct GuestSignInTests {
     }
 
     @Test(
+        "A new guest takes the uid the gateway proposes; a replayed key answers its own guest whatever uid is proposed",
+        arguments: TestEngine.allCases
+    )
+    func proposedUID(engine: TestEngine) async throws {
+        try await withIdentity(engine) { identity in
+            let key = randomKey()
+            let proposed = String(repeating: "ab", count: 16)
+            let first = try await identity.call(
+                IdentityMethods.createGuest,
+                CreateGuestRequest(idempotencyKey: key, uid: proposed)
+            )
+            #expect(first.uid == proposed && first.isAnonymous)
+            let replay = try await identity.call(
+                IdentityMethods.createGuest,
+                CreateGuestRequest(idempotencyKey: key, uid: String(repeating: "cd", count: 16))
+            )
+            #expect(replay.uid == proposed)
+            #expect(try await identity.count("identity_users") == 1)
+            // Only the form identity makes is taken.
+            var buffer = CreateGuestRequest(idempotencyKey: randomKey(), uid: "ABCD").encoded()
+            #expect((try? CreateGuestRequest(from: &buffer)) == nil)
+        }
+    }
+
+    @Test(
         "A retry with the same idempotency key returns the same guest, even when the calls race",
         arguments: TestEngine.allCases
     )

@@ -1,5 +1,6 @@
 import FoyerAPI
 import FoyerClient
+import FoyerStackProcesses
 import Testing
 
 /// The calls the gateway makes to the services for the operations of every session (its own

@@ -1,5 +1,6 @@
 import Foundation
 import FoyerAPI
+import FoyerCrypto
 import FoyerRPC
 import FoyerWire
 import NIOCore
@@ -28,10 +29,11 @@ extension GatewayCore {
         }
     }
 
-    /// Admission by source (per-source bucket and the cap on live guests), then the guest. A retry with the same
-    /// idempotency key returns the same guest. The guest's quota account is not opened here: guest-quota opens it
-    /// on the guest plan at its first consume (and reads a uid without one as a guest that has used nothing), so a
-    /// sign-in is two calls and a failed one leaves nothing at guest-quota.
+    /// A guest sign-in in two calls: admission by source (per-source bucket, and the cap on live guests) opening the
+    /// guest's quota account under a uid the gateway makes, then the guest under that uid. The account is opened at
+    /// admission so that every guest, writing or not, takes its place under the cap. A retry with the same
+    /// idempotency key returns the guest it made before: the account opened for the uid this retry proposed is then
+    /// taken away again, as it is when identity fails (the only cases with a third call).
     func guestSignIn(_ request: GuestSignInRequest, context: RPCContext) async throws -> SessionTokens {
         // Checked before admission, so a malformed key spends none of the source's sign-up budget.
         guard CreateGuestRequest.isAcceptableIdempotencyKey(request.idempotencyKey) else {
@@ -42,16 +44,42 @@ extension GatewayCore {
         let options = CallOptions(deadline: context.deadline)
         var source = sourceAddress(context)
         if configuration.trustClientSourceForLoadTests, let chosen = request.loadTestSource { source = chosen }
+        let uid = SecureRandom.bytes(count: 16).map { String(format: "%02x", $0) }.joined()
         _ = try await guestQuota.call(
             GuestQuotaMethods.admitSignup,
-            AdmitSignupRequest(source: source),
+            AdmitSignupRequest(source: source, uid: uid),
             options: options
         )
-        return try await identity.call(
-            IdentityMethods.createGuest,
-            CreateGuestRequest(idempotencyKey: request.idempotencyKey),
-            options: options
-        )
+        let session: SessionTokens
+        do {
+            session = try await identity.call(
+                IdentityMethods.createGuest,
+                CreateGuestRequest(idempotencyKey: request.idempotencyKey, uid: uid),
+                options: options
+            )
+        } catch {
+            await closeUnusedAccount(uid, options: options, context: context)
+            throw error
+        }
+        if session.uid != uid { await closeUnusedAccount(uid, options: options, context: context) }
+        return session
+    }
+
+    /// Takes away a quota account opened at admission for a guest that was not created under it (best effort: a
+    /// failure leaves an empty account, which holds a place under the cap until an operator removes it).
+    private func closeUnusedAccount(_ uid: String, options: CallOptions, context: RPCContext) async {
+        do {
+            _ = try await guestQuota.call(
+                GuestQuotaMethods.deleteAll,
+                QuotaDeleteAllRequest(uid: uid),
+                options: options
+            )
+        } catch {
+            context.logger.warning(
+                "could not remove the quota account of a guest not created",
+                metadata: ["user.uid": "\(uid)", "error": "\(error)"]
+            )
+        }
     }
 
     /// Signs in to an existing account with a credential. An ID token of an identity never seen creates a member,

@@ -12,7 +12,8 @@ struct GuestQuotaHandlers: Sendable {
             guard let source = SignupSource(request.source) else {
                 throw GuestQuotaError.invalidArgument("source '\(request.source)' is not an IPv4 or IPv6 address")
             }
-            return try await store.admitSignup(source: source)
+            if let uid = request.uid { try checkUID(uid) }
+            return try await store.admitSignup(source: source, opening: request.uid)
         }
         router.register(GuestQuotaMethods.openAccount, mapping: GuestQuotaError.self) { request in
             try checkUID(request.uid)

@@ -7,17 +7,18 @@ extension GuestQuotaStore {
     /// Admits a guest sign-up from `source` if the live-guest cap has room and the source's token bucket holds a
     /// token, taking it. The bucket lives in the database, so replicas share it. A refusal is counted as a
     /// `signup` denial for `stats`.
-    func admitSignup(source: SignupSource) async throws -> AdmitSignupResponse {
+    func admitSignup(source: SignupSource, opening uid: String? = nil) async throws -> AdmitSignupResponse {
         let answer = try await countingDenials(as: Self.signupDenialKind, [.signupRateLimited, .guestCapReached]) {
-            try await admitOnce(source: source)
+            try await admitOnce(source: source, opening: uid)
         }
         await maintainOccasionally()
         return answer
     }
 
     /// The transaction of `admitSignup`: a token from the source's bucket and, for an IPv6 source, one from its /48's
-    /// (a refusal by either takes neither, the transaction rolls back).
-    private func admitOnce(source: SignupSource) async throws -> AdmitSignupResponse {
+    /// (a refusal by either takes neither, the transaction rolls back), and with `uid` the guest's account opened on
+    /// the guest plan, its place under the cap taken in the same commit.
+    private func admitOnce(source: SignupSource, opening uid: String?) async throws -> AdmitSignupResponse {
         let now = configuration.now()
         return try await write { sql -> AdmitSignupResponse in
             let live = try await liveGuests(sql)
@@ -39,6 +40,9 @@ extension GuestQuotaStore {
                     now: now
                 )
                 remaining = min(remaining, left)
+            }
+            if let uid {
+                _ = try await openedAccount(sql, uid: uid, now: now)
             }
             return AdmitSignupResponse(
                 remainingForSource: UInt64(max(0, remaining.rounded(.down))),

@@ -5,7 +5,9 @@ import FoyerStorage
 import SQLKit
 
 extension IdentityCore {
-    /// `createGuest`: a new guest and its first session; the same guest again for the same idempotency key.
+    /// `createGuest`: a new guest and its first session; the same guest again for the same idempotency key. A new
+    /// guest takes the uid the request proposes (the gateway opened its quota account under it at admission), else
+    /// a fresh one.
     ///
     /// The key (checked by `CreateGuestRequest` for the form of 128 random bits) is claimed with an insert that does
     /// nothing on conflict, before the guest is created, so two concurrent calls with one key create one guest:
@@ -19,7 +21,7 @@ extension IdentityCore {
         let keyHash = Identifiers.digest("guest-key", request.idempotencyKey)
         let windowStart = now.subtracting(configuration.guestIdempotencyWindow)
         let (tokens, created) = try await database.transaction { sql in
-            let uid = Identifiers.newUID()
+            let uid = request.uid ?? Identifiers.newUID()
             let sessionID = Identifiers.newSessionID()
             var claimed = try await self.claimGuestKey(sql, keyHash: keyHash, uid: uid, sessionID: sessionID, now: now)
             if !claimed, try await self.forgetGuestKey(sql, keyHash: keyHash, before: windowStart) {
