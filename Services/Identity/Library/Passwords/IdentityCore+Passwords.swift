@@ -154,6 +154,10 @@ extension IdentityCore {
         }
         let details = try await database.transaction { sql in
             try await self.throttle.succeeded(sql, email: email, source: attempt.source)
+            // Checked again in the ticket's transaction, as the email-link and provider paths do: a guest merged or
+            // deleted while its password was being hashed (a duplicated or late request) gets no ticket that would
+            // outlive it.
+            _ = try await UserRecords.requireActive(sql, uid: holder, lock: true)
             return try await self.tickets.issue(sql, holder: holder, account: account.uid, now: now)
         }
         logger.info("link met an existing account", metadata: ["user.uid": "\(holder)", "other.uid": "\(account.uid)"])
