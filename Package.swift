@@ -35,10 +35,15 @@ let storeService: [Target.Dependency] = [
 ]
 
 /// A service's small executable: its library, the shared service kit and the command line.
-func serviceExecutable(_ name: String, library: String, path: String) -> Target {
+func serviceExecutable(
+    _ name: String,
+    library: String,
+    path: String,
+    adding extra: [Target.Dependency] = []
+) -> Target {
     .executableTarget(
         name: name,
-        dependencies: [.target(name: library), "FoyerServiceKit", "FoyerRPC", "FoyerStorage", argumentParser],
+        dependencies: [.target(name: library), "FoyerServiceKit", "FoyerRPC", "FoyerStorage", argumentParser] + extra,
         path: path,
         swiftSettings: swiftSettings
     )
@@ -194,7 +199,9 @@ let package = Package(
             name: "FoyerServiceKit",
             dependencies: [
                 "FoyerAPI",
+                "FoyerLifecycle",
                 "FoyerRPC",
+                "FoyerWebhooks",
                 "FoyerLZ4",
                 "FoyerStorage",
                 sqlKit,
@@ -221,13 +228,18 @@ let package = Package(
             dependencies: storeService + [
                 // FoyerLifecycle for the account state machine (AccountPhase) and the test-only fault points.
                 // swift-crypto for the ES256 client secret of Sign in with Apple (FoyerCrypto signs only Ed25519).
-                "FoyerAccessTokens", "FoyerLifecycle", serviceLifecycle, nioPosix, swiftCrypto,
+                "FoyerAccessTokens", "FoyerLifecycle", "FoyerWebhooks", serviceLifecycle, nioPosix, swiftCrypto,
                 .product(name: "NIOTLS", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             path: "Services/Identity/Library",
             swiftSettings: swiftSettings
         ),
-        serviceExecutable("IdentityMain", library: "FoyerIdentity", path: "Services/Identity/Executable"),
+        serviceExecutable(
+            "IdentityMain",
+            library: "FoyerIdentity",
+            path: "Services/Identity/Executable",
+            adding: ["FoyerWebhooks"]
+        ),
         .target(
             name: "FoyerGuestQuota",
             dependencies: storeService + ["FoyerServiceKit", serviceLifecycle],
@@ -250,9 +262,16 @@ let package = Package(
             path: "Shared/FoyerAccessTokens",
             swiftSettings: swiftSettings
         ),
+        // Signed HTTP calls to an app (events, the mail webhook, merge and delete hooks) and the HTTP client under them.
+        .target(
+            name: "FoyerWebhooks",
+            dependencies: ["FoyerCrypto"],
+            path: "Shared/FoyerWebhooks",
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "FoyerLifecycle",
-            dependencies: ["FoyerAPI", "FoyerRPC", "FoyerWire", logging],
+            dependencies: ["FoyerAPI", "FoyerRPC", "FoyerWire", "FoyerWebhooks", "FoyerJSON", logging, coreMetrics],
             path: "Shared/FoyerLifecycle",
             swiftSettings: swiftSettings
         ),
@@ -261,6 +280,7 @@ let package = Package(
             dependencies: [
                 "FoyerAccessTokens",
                 "FoyerLifecycle",
+                "FoyerWebhooks",
                 "FoyerAPI",
                 "FoyerCrypto",
                 "FoyerRPC",
@@ -304,7 +324,7 @@ let package = Package(
 
         .target(
             name: "FoyerCleanup",
-            dependencies: storeService + ["FoyerLifecycle", serviceLifecycle],
+            dependencies: storeService + ["FoyerLifecycle", "FoyerWebhooks", serviceLifecycle],
             path: "Services/Cleanup/Library",
             swiftSettings: swiftSettings
         ),
@@ -495,7 +515,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FoyerIdentityTests",
-            dependencies: storeService + ["FoyerIdentity", "FoyerTestSupport"],
+            dependencies: storeService + ["FoyerIdentity", "FoyerTestSupport", "FoyerWebhooks"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

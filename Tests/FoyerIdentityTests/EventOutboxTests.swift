@@ -2,6 +2,7 @@ import Foundation
 import FoyerAPI
 import FoyerStorage
 import FoyerTestSupport
+import FoyerWebhooks
 import SQLKit
 import Testing
 
@@ -193,7 +194,7 @@ struct EventOutboxTests {
 
     @Test("Signatures are Standard Webhooks' (its published example); endpoints are https or loopback; secrets whsec_")
     func signaturesAndSettings() throws {
-        let key = try WebhookSettings.secrets(fromFileText: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw\n")
+        let key = try Webhook.secrets(fromFileText: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw\n")
         let header = WebhookSignature.header(
             secrets: key,
             id: "msg_p5jXN8AQM9LWM0D4loKWxJek",
@@ -201,7 +202,7 @@ struct EventOutboxTests {
             body: #"{"test": 2432232314}"#
         )
         #expect(header == "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=")
-        let two = try WebhookSettings.secrets(fromFileText: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw\n\(Self.secret)\n")
+        let two = try Webhook.secrets(fromFileText: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw\n\(Self.secret)\n")
         #expect(
             WebhookSignature.header(secrets: two, id: "a", timestamp: 1, body: "{}").split(separator: " ").count == 2
         )
@@ -209,15 +210,15 @@ struct EventOutboxTests {
             "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", "whsec_c2hvcnQ=", "whsec_!!", "",
             "\(Self.secret)\n\(Self.secret)\n\(Self.secret)",
         ] {
-            #expect(throws: WebhookSettingsError.self, "\(bad)") { try WebhookSettings.secrets(fromFileText: bad) }
+            #expect(throws: WebhookError.self, "\(bad)") { try Webhook.secrets(fromFileText: bad) }
         }
         for good in [
             "https://app.example.com/hooks", "http://127.0.0.1:8080/x", "http://localhost/x", "http://[::1]:9/x",
         ] {
-            #expect(throws: Never.self, "\(good)") { _ = try WebhookSettings.endpoint(good) }
+            #expect(throws: Never.self, "\(good)") { _ = try Webhook.endpoint(good) }
         }
         for bad in ["http://app.example.com/hooks", "ftp://127.0.0.1/x", "/relative", "https://"] {
-            #expect(throws: WebhookSettingsError.self, "\(bad)") { _ = try WebhookSettings.endpoint(bad) }
+            #expect(throws: WebhookError.self, "\(bad)") { _ = try Webhook.endpoint(bad) }
         }
     }
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import FoyerIdentity
 import FoyerServiceKit
+import FoyerWebhooks
 
 /// Where identity delivers its events (Standard Webhooks), each setting also from the environment variable its help
 /// names. Without endpoints, no event is written.
@@ -90,10 +91,10 @@ struct WebhookOptions: ParsableArguments {
         var webhooks: WebhookSettings
         do {
             webhooks = WebhookSettings(
-                endpoints: try texts.map(WebhookSettings.endpoint),
-                secrets: try WebhookSettings.secrets(fromFileText: text)
+                endpoints: try texts.map(Webhook.endpoint),
+                secrets: try Webhook.secrets(fromFileText: text)
             )
-        } catch let error as WebhookSettingsError {
+        } catch let error as WebhookError {
             throw ValidationError(error.description)
         }
         try tune(&webhooks, settings)

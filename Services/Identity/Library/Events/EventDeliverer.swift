@@ -1,4 +1,5 @@
 import Foundation
+import FoyerWebhooks
 import Logging
 import ServiceLifecycle
 

@@ -1,4 +1,5 @@
 public import Foundation
+import FoyerWebhooks
 
 /// Where and how identity delivers its events (Standard Webhooks). Without these settings identity writes no
 /// events at all (Services/Identity/README.md, "Events").
@@ -33,41 +34,7 @@ public struct WebhookSettings: Sendable {
 
     /// The most endpoints and secrets.
     public static let endpointsMax = 4
-    public static let secretsMax = 2
-
-    /// An endpoint from its text: an https URL, or http to 127.0.0.1, ::1 or localhost (a receiver on the same
-    /// machine, or a test's).
-    public static func endpoint(_ text: String) throws -> URL {
-        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), let host = url.host,
-            !host.isEmpty
-        else {
-            throw WebhookSettingsError("the webhook endpoint '\(text)' is not an absolute URL")
-        }
-        switch scheme {
-        case "https": return url
-        case "http" where ["127.0.0.1", "::1", "[::1]", "localhost"].contains(host.lowercased()): return url
-        case "http": throw WebhookSettingsError("the webhook endpoint \(text) must be https (http only to loopback)")
-        default: throw WebhookSettingsError("the webhook endpoint \(text) must be https")
-        }
-    }
-
-    /// The signing keys of a secret file's text: one `whsec_<base64>` per line (blank lines ignored), 1–2 of them,
-    /// each of 24–64 bytes.
-    public static func secrets(fromFileText text: String) throws -> [[UInt8]] {
-        let lines = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
-            .filter { !$0.isEmpty }
-        guard (1...secretsMax).contains(lines.count) else {
-            throw WebhookSettingsError("the webhook secret file holds 1-\(secretsMax) secrets, not \(lines.count)")
-        }
-        return try lines.map { line in
-            guard line.hasPrefix("whsec_"), let key = Data(base64Encoded: String(line.dropFirst(6))),
-                (24...64).contains(key.count)
-            else {
-                throw WebhookSettingsError("a webhook secret is whsec_ and the base64 of 24-64 random bytes")
-            }
-            return Array(key)
-        }
-    }
+    public static let secretsMax = Webhook.secretsMax
 
     /// What the settings break, or nil.
     func problem() -> String? {
@@ -85,10 +52,4 @@ public struct WebhookSettings: Sendable {
         }
         return nil
     }
-}
-
-/// A webhook setting that cannot be used.
-public struct WebhookSettingsError: Error, CustomStringConvertible {
-    public let description: String
-    init(_ description: String) { self.description = description }
 }

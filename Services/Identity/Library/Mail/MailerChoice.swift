@@ -1,4 +1,5 @@
 import Foundation
+import FoyerWebhooks
 
 /// How emails are delivered.
 public enum MailerChoice: Sendable, Equatable {
@@ -58,7 +59,7 @@ extension IdentityConfigurationCheck {
         case .webhook(let text, let secret):
             // The POSTs carry live sign-in links: the same rules as the events' endpoints.
             do {
-                _ = try WebhookSettings.endpoint(text)
+                _ = try Webhook.endpoint(text)
             } catch {
                 throw IdentityConfigurationError("the mail webhook: \(error)")
             }

@@ -1,5 +1,6 @@
 import Foundation
 import FoyerCrypto
+import FoyerWebhooks
 
 /// Delivers as an HTTP POST of JSON `{"id","from","to","subject","text"}` to a URL; any 2xx is success. Signed as
 /// the events are (Standard Webhooks): `webhook-id` (the message id), `webhook-timestamp` (seconds since the epoch)

@@ -1,4 +1,5 @@
 import Foundation
+import FoyerWebhooks
 
 /// Sign in with Apple's REST endpoints as identity uses them: `POST /auth/token` exchanges an authorization code
 /// for a refresh token, `POST /auth/revoke` revokes a refresh token. Both take a form body with the app's client

@@ -2,6 +2,7 @@ import Foundation
 import FoyerAPI
 import FoyerCrypto
 import FoyerRPC
+import FoyerWebhooks
 
 /// A provider's signing keys (its JWKS), fetched from a URL or a file and cached.
 ///

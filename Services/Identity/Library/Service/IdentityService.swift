@@ -2,6 +2,7 @@ import Foundation
 import FoyerAPI
 public import FoyerRPC
 public import FoyerStorage
+import FoyerWebhooks
 public import Logging
 public import ServiceLifecycle
 
@@ -199,7 +200,7 @@ public final class IdentityService: Sendable {
         case .sendmail(let path):
             return .external(SendmailMailer(path: path, timeout: .seconds(30)))
         case .webhook(let text, let secret):
-            guard let url = try? WebhookSettings.endpoint(text), let secret else {
+            guard let url = try? Webhook.endpoint(text), let secret else {
                 throw IdentityConfigurationError("the mail webhook needs an https URL and a secret")
             }
             let client = http ?? URLSessionHTTPClient()

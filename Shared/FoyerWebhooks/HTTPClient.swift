@@ -1,28 +1,35 @@
-import Foundation
+public import Foundation
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
-/// An HTTP response as identity needs it: status, headers (names lower-cased) and a bounded body.
-struct HTTPResponse: Sendable {
-    var status: Int
-    var headers: [String: String]
-    var body: [UInt8]
+/// An HTTP response as Foyer's services need it: status, headers (names lower-cased) and a bounded body.
+public struct HTTPResponse: Sendable {
+    public var status: Int
+    public var headers: [String: String]
+    public var body: [UInt8]
+
+    public init(status: Int, headers: [String: String], body: [UInt8]) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
 }
 
-/// The two HTTP calls identity makes: GET a provider's JWKS, POST to the mail webhook.
-protocol HTTPClient: Sendable {
+/// The two HTTP calls the services make: GET (a provider's JWKS), POST (webhooks, the mail webhook, the app's
+/// merge and delete hooks).
+public protocol HTTPClient: Sendable {
     func get(_ url: URL, timeout: Duration, maxBodyBytes: Int) async throws -> HTTPResponse
     func post(_ url: URL, body: [UInt8], headers: [String: String], timeout: Duration) async throws -> HTTPResponse
 }
 
 /// `HTTPClient` on Foundation's URLSession (libcurl on Linux, so HTTPS works with the system's CA store).
 /// No cache, no cookies, redirects followed by URLSession's defaults.
-final class URLSessionHTTPClient: HTTPClient {
+public final class URLSessionHTTPClient: HTTPClient {
     private let session: URLSession
 
-    init() {
+    public init() {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
@@ -31,10 +38,10 @@ final class URLSessionHTTPClient: HTTPClient {
         session = URLSession(configuration: configuration)
     }
 
-    func get(_ url: URL, timeout: Duration, maxBodyBytes: Int) async throws -> HTTPResponse {
+    public func get(_ url: URL, timeout: Duration, maxBodyBytes: Int) async throws -> HTTPResponse {
         var request = URLRequest(url: url)
         request.httpMethod = "GET"
-        request.timeoutInterval = timeout.timeInterval
+        request.timeoutInterval = Self.seconds(timeout)
         let response = try await perform(request)
         guard response.body.count <= maxBodyBytes else {
             throw HTTPClientError("the response from \(url.host ?? "?") is larger than \(maxBodyBytes) bytes")
@@ -42,17 +49,26 @@ final class URLSessionHTTPClient: HTTPClient {
         return response
     }
 
-    func post(_ url: URL, body: [UInt8], headers: [String: String], timeout: Duration) async throws -> HTTPResponse {
+    public func post(
+        _ url: URL,
+        body: [UInt8],
+        headers: [String: String],
+        timeout: Duration
+    ) async throws -> HTTPResponse {
         var request = URLRequest(url: url)
         request.httpMethod = "POST"
-        request.timeoutInterval = timeout.timeInterval
+        request.timeoutInterval = Self.seconds(timeout)
         request.httpBody = Data(body)
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         return try await perform(request)
     }
 
+    private static func seconds(_ duration: Duration) -> TimeInterval {
+        TimeInterval(duration.components.seconds) + TimeInterval(duration.components.attoseconds) / 1e18
+    }
+
     /// Cancels what is in flight; later calls fail.
-    func close() {
+    public func close() {
         session.invalidateAndCancel()
     }
 
@@ -109,7 +125,7 @@ private final class TaskBox: @unchecked Sendable {  // guarded by `lock`
     }
 }
 
-struct HTTPClientError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+public struct HTTPClientError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
 }
