@@ -238,6 +238,8 @@ extension FoyerError {
     public static let wrongAccountKind = status(GatewayStatus.wrongAccountKind)
     public static let signInRequired = status(GatewayStatus.signInRequired)
     public static let rateLimited = status(GatewayStatus.rateLimited)
+    /// A merge or deletion waits on the app's hook: call again with the same operation id (`retryAfter` says when).
+    public static let operationInProgress = status(GatewayStatus.operationInProgress)
 }
 
 // MARK: - Kinds

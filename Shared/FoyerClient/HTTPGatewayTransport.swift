@@ -134,7 +134,8 @@ final class HTTPGatewayTransport: GatewayTransport {
     /// The method's response from a 2xx answer, or the `FoyerError` of a problem.
     private static func response(_ methodID: UInt16, _ answer: HTTPAnswer) throws(FoyerError) -> any WireMessage {
         let json = JSONValue.parse(answer.body)
-        if (200..<300).contains(answer.status) {
+        // 202: a merge or deletion waits on the app; the same call again continues it (`operation-in-progress`).
+        if (200..<300).contains(answer.status), answer.status != 202 {
             return try HTTPGatewayAnswer.decode(methodID, json ?? [:])
         }
         let error = FoyerError(

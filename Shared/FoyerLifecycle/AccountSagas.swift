@@ -24,6 +24,9 @@ public struct Saga: Sendable, Hashable {
         /// cleanup records the deletion (a pseudonymous id, the reason, the time): before the user goes, so no
         /// user is ever gone without its record.
         case recordDeletion
+        /// The app's merge or delete hook, when the deployment has one (``AppHooks``): the app moves or deletes its
+        /// own rows. Until it answers 2xx the saga does not finish.
+        case callApp
         /// identity removes the user (revoking its Apple token first, if it kept one) and writes its event.
         case finish
     }
@@ -31,9 +34,11 @@ public struct Saga: Sendable, Hashable {
     public let rounds: [[Step]]
 
     /// A guest's merge into an account.
-    public static let merge = Saga(rounds: [[.moveDocuments, .moveCounters, .recordDeletion], [.finish]])
+    public static let merge = Saga(rounds: [[.moveDocuments, .moveCounters, .recordDeletion, .callApp], [.finish]])
     /// A deletion of everything a user owns.
-    public static let deletion = Saga(rounds: [[.recordDeletion, .deleteDocuments, .deleteCounters], [.finish]])
+    public static let deletion = Saga(rounds: [
+        [.recordDeletion, .deleteDocuments, .deleteCounters, .callApp], [.finish],
+    ])
 
     /// The saga of an account in `kind` (nil for an active account).
     public static func of(_ kind: AccountStateKind) -> Saga? {
@@ -58,6 +63,8 @@ public struct AccountSagas: Sendable {
     public let guestQuota: RPCClient
     public let userData: RPCClient
     fileprivate let recorder: any DeletionRecorder
+    /// The app's hooks, if the deployment has them.
+    public let hooks: AppHooks?
     private let logger: Logger
 
     public init(
@@ -65,12 +72,14 @@ public struct AccountSagas: Sendable {
         guestQuota: RPCClient,
         userData: RPCClient,
         recorder: any DeletionRecorder,
+        hooks: AppHooks? = nil,
         logger: Logger
     ) {
         self.identity = identity
         self.guestQuota = guestQuota
         self.userData = userData
         self.recorder = recorder
+        self.hooks = hooks
         self.logger = logger
     }
 
@@ -131,15 +140,20 @@ public struct AccountSagas: Sendable {
                 )
                 return result
             }
+            // Every step of the round runs to its end even when one fails (the app's hook, say), so that a retry
+            // finds as much done as possible; the first failure is thrown after.
             try await withThrowingTaskGroup(of: StepOutcome.self) { group in
                 for step in round { group.addTask { try await steps.run(step) } }
-                for try await outcome in group {
-                    switch outcome {
-                    case .report(let merged): report = merged
-                    case .documents(let deleted): documents = deleted
-                    case .done: break
+                var failure: (any Error)?
+                while let next = await group.nextResult() {
+                    switch next {
+                    case .success(.report(let merged)): report = merged
+                    case .success(.documents(let deleted)): documents = deleted
+                    case .success(.done): break
+                    case .failure(let error): failure = failure ?? error
                     }
                 }
+                if let failure { throw failure }
             }
         }
         throw RPCError(.internal, "a saga without a finish step")
@@ -229,27 +243,35 @@ public struct AccountSagas: Sendable {
             )
             FaultPoint.deleteAfterGuestQuota.reached()
         }()
+        async let waiting = callDeleteHooks(marked, reason: reason, options: options)
         try await recorded
         let documents = try await deletedDocuments
         try await deletedCounters
-        let finished = try await Self.callBatch(
-            identity,
-            IdentityMethods.finishDeleteBatch,
-            marked.map { IdentityOperationRequest(uid: $0.uid, operationID: $0.operationID) },
-            service: "identity",
-            options: options
-        )
-        let finishRefusals = Self.refusals(finished)
-        FaultPoint.deleteAfterFinishDelete.reached()
-
+        // A user whose app hook failed stays `deleting` (cleanup's recovery finishes it once the app answers).
+        let refusedByApp = await waiting
+        let finishing = marked.indices.filter { refusedByApp[marked[$0].uid] == nil }
         var deleted = [String: Result<UInt64, RPCError>](minimumCapacity: marked.count)
-        for (index, user) in marked.enumerated() {
-            deleted[user.uid] = finishRefusals[index].map { .failure($0) } ?? .success(documents[index].deleted)
+        for (uid, refusal) in refusedByApp { deleted[uid] = .failure(refusal) }
+        if !finishing.isEmpty {
+            let finished = try await Self.callBatch(
+                identity,
+                IdentityMethods.finishDeleteBatch,
+                finishing.map { IdentityOperationRequest(uid: marked[$0].uid, operationID: marked[$0].operationID) },
+                service: "identity",
+                options: options
+            )
+            let finishRefusals = Self.refusals(finished)
+            FaultPoint.deleteAfterFinishDelete.reached()
+            for (position, index) in finishing.enumerated() {
+                deleted[marked[index].uid] =
+                    finishRefusals[position].map { .failure($0) } ?? .success(documents[index].deleted)
+            }
         }
         logger.info(
             "accounts deleted",
             metadata: [
-                "batch.size": "\(users.count)", "batch.deleted": "\(finishRefusals.count { $0 == nil })",
+                "batch.size": "\(users.count)",
+                "batch.deleted": "\(deleted.values.count { if case .success = $0 { true } else { false } })",
                 "deletion.reason": "\(reason)",
             ]
         )
@@ -259,6 +281,45 @@ public struct AccountSagas: Sendable {
                 ?? .failure(RPCError(.internal, "lost track of a user in a batch deletion"))
         }
     }
+
+    /// Calls the delete hook for each user of a batch, a few at a time; answers the users the app did not answer
+    /// 2xx for, with the error (none without a delete hook).
+    private func callDeleteHooks(
+        _ users: [UserOperation],
+        reason: DeletionReason,
+        options: CallOptions
+    ) async -> [String: RPCError] {
+        guard let hooks, hooks.settings.delete != nil else { return [:] }
+        return await withTaskGroup(of: (String, RPCError?).self) { group in
+            var refused: [String: RPCError] = [:]
+            var pending = users[...]
+            func startNext() {
+                guard let user = pending.popFirst() else { return }
+                group.addTask {
+                    do {
+                        try await hooks.deleting(
+                            uid: user.uid,
+                            operation: user.operationID,
+                            reason: reason,
+                            options: options
+                        )
+                        return (user.uid, nil)
+                    } catch {
+                        return (user.uid, error as? RPCError ?? RPCError(.cancelled, "\(error)"))
+                    }
+                }
+            }
+            for _ in 0..<Self.hookConcurrency { startNext() }
+            while let (uid, error) = await group.next() {
+                if let error { refused[uid] = error }
+                startNext()
+            }
+            return refused
+        }
+    }
+
+    /// Calls of the app's delete hook at once in a batch deletion.
+    static let hookConcurrency = 8
 
     /// Whether the account a guest is merging into still exists (waits, throwing, while it is merging or deleting).
     private func targetIsLive(_ target: String, options: CallOptions) async throws -> Bool {
@@ -363,6 +424,24 @@ private struct StepRunner: Sendable {
                 options: options
             )
             (isMerge ? FaultPoint.mergeAfterRecord : .deleteAfterRecord).reached()
+        case .callApp:
+            guard let hooks = sagas.hooks else { return .done }
+            if isMerge {
+                try await hooks.merging(
+                    guest: uid,
+                    into: state.mergeInto ?? "",
+                    operation: operation,
+                    policy: state.mergePolicy ?? .keepBoth,
+                    options: options
+                )
+            } else {
+                try await hooks.deleting(
+                    uid: uid,
+                    operation: operation,
+                    reason: state.deletionReason ?? .userRequest,
+                    options: options
+                )
+            }
         case .finish:
             throw RPCError(.internal, "the finish step runs on its own")
         }

@@ -19,6 +19,7 @@ struct CleanupCommand: AsyncParsableCommand {
     @OptionGroup var common: ServiceOptions
 
     @OptionGroup var upstreams: UpstreamAddressOptions
+    @OptionGroup(title: "The app's merge and delete hooks") var hooks: AppHookOptions
 
     @Option(help: "Days of inactivity after which a guest is deleted. (env: FOYER_CLEANUP_TTL_DAYS; default: 30)")
     var ttlDays: Int?
@@ -112,6 +113,7 @@ struct CleanupCommand: AsyncParsableCommand {
         if let ttl = try seconds(ttlSeconds, "--ttl-seconds", "FOYER_CLEANUP_TTL_SECONDS") {
             configuration.guestTTL = ttl
         }
+        configuration.appHooks = try hooks.settings()
         configuration.allowsShortGuestTTL = settings.isOn(allowShortTtl, "FOYER_CLEANUP_ALLOW_SHORT_TTL")
         configuration.sweepInterval =
             try seconds(intervalSeconds, "--interval-seconds", "FOYER_CLEANUP_INTERVAL_SECONDS")

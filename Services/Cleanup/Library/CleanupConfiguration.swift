@@ -1,5 +1,6 @@
 public import Foundation
 import FoyerCrypto
+public import FoyerLifecycle
 public import FoyerRPC
 public import FoyerStorage
 
@@ -46,6 +47,8 @@ public struct CleanupConfiguration: Sendable {
     public var recordRetention: Duration = CleanupConfiguration.defaultRecordRetention
     /// How long a replica's claim on an account keeps other replicas away. A claim older than this (its replica
     /// died mid-account) may be taken over. Longer than one account's deletion or merge can take. Default 5 minutes.
+    /// The app's merge and delete hooks (the gateway must be given the same); nil: none.
+    public var appHooks: AppHookSettings?
     public var claimLifetime: Duration = .seconds(300)
     /// A dry run counts expired guests up to this many (in pages of 1000). Default 100,000.
     public var dryRunCountMax: Int = 100_000

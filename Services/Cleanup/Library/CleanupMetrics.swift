@@ -30,6 +30,12 @@ enum CleanupMetrics {
         Gauge(label: "foyer_cleanup_oldest_stuck_account_seconds").record(max(0, seconds))
     }
 
+    /// How many merges and deletions the last sweep found waiting longer than the app hooks' deadline (a day without
+    /// hooks), among the longest-waiting page: alert on any.
+    static func overdueOperations(_ count: Int) {
+        Gauge(label: "foyer_cleanup_overdue_operations").record(count)
+    }
+
     /// An expired guest was deleted `idleSeconds` after its last activity.
     static func deletedGuest(idleSeconds: Double) {
         Recorder(label: "foyer_cleanup_deleted_guest_age_seconds").record(max(0, idleSeconds))

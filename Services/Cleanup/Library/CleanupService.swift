@@ -2,6 +2,7 @@ public import FoyerAPI
 import FoyerLifecycle
 public import FoyerRPC
 import FoyerStorage
+import FoyerWebhooks
 public import Logging
 public import ServiceLifecycle
 
@@ -55,6 +56,7 @@ public final class CleanupService: Sendable {
             guestQuota: guestQuota,
             userData: userData,
             recorder: recorder,
+            hooks: configuration.appHooks.map { AppHooks(settings: $0, http: URLSessionHTTPClient()) },
             logger: logger
         )
         let sweeper = Sweeper(

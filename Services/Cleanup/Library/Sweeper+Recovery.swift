@@ -27,16 +27,20 @@ extension Sweeper {
             }
             if tried.isEmpty {
                 // identity lists the longest-stuck first.
-                let since = page.accounts.first?.sinceMilliseconds.map {
-                    Date(timeIntervalSince1970: Double($0) / 1000)
+                let waited = page.accounts.map { account in
+                    account.sinceMilliseconds.map { now.timeIntervalSince1970 - Double($0) / 1000 } ?? 0
                 }
-                CleanupMetrics.oldestStuckAccount(seconds: since.map { now.timeIntervalSince($0) } ?? 0)
+                CleanupMetrics.oldestStuckAccount(seconds: waited.first ?? 0)
+                let deadline = Double((configuration.appHooks?.deadline ?? .seconds(86_400)).components.seconds)
+                CleanupMetrics.overdueOperations(waited.count { $0 >= deadline })
             }
             let fresh = page.accounts.filter { !tried.contains($0.uid) }.prefix(configuration.batchSize)
             for account in fresh {
                 guard !shouldStop else { return }
                 tried.insert(account.uid)
+                if let operation = account.operationID, isWaitingOnApp(operation) { continue }
                 let outcome = await whileClaimed(account.uid) { await finish(account) }
+                noteApp(outcome, operation: account.operationID)
                 tally.add(outcome, finished: \.stuckFinished)
                 if outcome.upstreamUnreachable { return }
             }
@@ -75,4 +79,41 @@ extension Sweeper {
             return .failed("finishing an interrupted \(what) (operation \(account.operationID ?? "-"))", error)
         }
     }
+
+    /// Whether an operation whose app hook refused is still inside its backoff.
+    private func isWaitingOnApp(_ operation: String) -> Bool {
+        let now = self.now
+        return appWaits.withLock { $0[operation].map { now < $0.next } ?? false }
+    }
+
+    /// Keeps an app hook's refusal (the next attempt after a wait that doubles with each, from one sweep interval to
+    /// an hour), or forgets the operation once it went on.
+    private func noteApp(_ outcome: AccountOutcome, operation: String?) {
+        guard let operation else { return }
+        guard case .failed(_, let error) = outcome, (error as? RPCError)?.status == GatewayStatus.operationInProgress
+        else {
+            _ = appWaits.withLock { $0.removeValue(forKey: operation) }
+            return
+        }
+        let now = self.now
+        let interval = configuration.sweepInterval
+        appWaits.withLock { waits in
+            // Bounded: a replica that has lost track of more than this starts over, trying each once more.
+            if waits.count >= Self.appWaitsMax { waits.removeAll() }
+            let failures = (waits[operation]?.failures ?? 0) + 1
+            let wait = min(interval * (1 << min(failures - 1, 16)), .seconds(3600))
+            waits[operation] = AppWait(
+                failures: failures,
+                next: now.addingTimeInterval(TimeInterval(wait.components.seconds))
+            )
+        }
+    }
+
+    static let appWaitsMax = 10_000
+}
+
+/// An operation waiting on the app's hook, for cleanup's backoff.
+struct AppWait: Sendable {
+    var failures: Int
+    var next: Date
 }

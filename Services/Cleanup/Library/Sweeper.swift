@@ -19,6 +19,9 @@ final class Sweeper: Sendable {
     let pseudonyms: Pseudonymizer
     let sagas: AccountSagas
     let logger: Logger
+    /// Operations whose app hook refused, by operation id: how often, and when to try again (in memory: a restarted
+    /// replica tries each once more at once).
+    let appWaits = Mutex<[String: AppWait]>([:])
     private let gate = SweepGate()
     private let state = Mutex(State())
 

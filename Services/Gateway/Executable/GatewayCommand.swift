@@ -17,6 +17,7 @@ struct GatewayCommand: AsyncParsableCommand {
     @OptionGroup var common: ServiceOptions
 
     @OptionGroup var upstreams: UpstreamAddressOptions
+    @OptionGroup(title: "The app's merge and delete hooks") var hooks: AppHookOptions
     @Option(help: "cleanup's address. (env: FOYER_CLEANUP_ADDRESS; default: 127.0.0.1:7404)")
     var cleanup: String?
     @Option(help: "The issuer access tokens must name. (env: FOYER_ISSUER; default: foyer)")
@@ -177,6 +178,7 @@ struct GatewayCommand: AsyncParsableCommand {
         )
         configuration.now = startup.now
         configuration.operationAnswerKey = startup.clusterSecret.derivedKey(purpose: "gateway operation answers")
+        configuration.appHooks = try hooks.settings()
         configuration.issuer = try settings.value(issuer, .text("--issuer", "FOYER_ISSUER")) ?? configuration.issuer
         configuration.audience =
             try settings.value(audience, .text("--audience", "FOYER_AUDIENCE")) ?? configuration.audience

@@ -1,3 +1,4 @@
+import Foundation
 import FoyerAPI
 import FoyerGateway
 import FoyerJSON
@@ -89,6 +90,35 @@ enum AdminJSON {
                         "pseudonymousID": .string(record.pseudonymousID), "reason": .string(record.reason.description),
                         "deletedAt": .string(RFC3339.milliseconds(record.deletedAtMilliseconds)),
                     ]
+                }
+            )
+        ]
+    }
+
+    /// Merges and deletions in progress; `overdue` once one has waited longer than `deadline`.
+    static func operations(_ page: StuckAccounts, now: Date, deadline: Duration) -> JSONValue {
+        let nowMilliseconds = UInt64(max(0, now.timeIntervalSince1970 * 1000))
+        return [
+            "operations": .array(
+                page.accounts.map { account in
+                    let since = account.sinceMilliseconds ?? nowMilliseconds
+                    let waited = (nowMilliseconds - min(since, nowMilliseconds)) / 1000
+                    var members: [String: JSONValue] = [
+                        "uid": .string(account.uid),
+                        "kind": .string(account.kind == .merging ? "merge" : "deletion"),
+                        "operationId": JSONValue(account.operationID),
+                        "since": .string(RFC3339.milliseconds(since)),
+                        "waitingSeconds": JSONValue(waited),
+                        "overdue": .bool(waited >= UInt64(deadline.components.seconds)),
+                    ]
+                    if let target = account.mergeInto { members["mergeInto"] = .string(target) }
+                    if let policy = account.mergePolicy, account.kind == .merging {
+                        members["policy"] = .string(policy.description)
+                    }
+                    if let reason = account.deletionReason, account.kind == .deleting {
+                        members["reason"] = .string(reason.description)
+                    }
+                    return .object(members)
                 }
             )
         ]

@@ -130,6 +130,17 @@ enum AdminRoutes {
             )
             return (200, AdminJSON.deletions(records))
         },
+        AdminRoute("GET", "/admin/v1/operations") { request in
+            let limit = try request.count("limit", in: 1...IdentityLimits.listCountMax, default: 100)
+            let olderThan = try request.count("olderThanSeconds", in: 0...31_536_000, default: 0)
+            let page = try await request.admin.operationsInProgress(
+                olderThanSeconds: UInt64(olderThan),
+                limit: UInt32(limit),
+                by: request.caller,
+                deadline: request.deadline
+            )
+            return (200, AdminJSON.operations(page, now: request.admin.now, deadline: request.admin.operationDeadline))
+        },
         AdminRoute("GET", "/admin/v1/keys") { request in
             let keys = try await request.admin.adminKeys(deadline: request.deadline)
             return (200, ["keys": .array(keys.keys.map(AdminJSON.key))])

@@ -152,7 +152,9 @@ struct GatewayHTTPResponder: HTTPResponder {
     }
 
     static func problemResponse(_ problem: HTTPProblem) -> Response {
-        var response = jsonResponse(problem.json, status: problem.status, contentType: "application/problem+json")
+        // An operation in progress (202) is not a problem; its body has the problem's members all the same.
+        let type = problem.status < 400 ? "application/json" : "application/problem+json"
+        var response = jsonResponse(problem.json, status: problem.status, contentType: type)
         if let seconds = problem.retryAfterSeconds { response.headers[.retryAfter] = String(seconds) }
         if problem.status == 401 { response.headers[.wwwAuthenticate] = "Bearer" }
         return response

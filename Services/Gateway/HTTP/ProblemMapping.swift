@@ -22,6 +22,8 @@ enum ProblemMapping {
 
     /// The HTTP status of a binary status named `name`.
     static func httpStatus(name: String, status: RPCStatus) -> Int {
+        // Not a failure: the operation goes on (the app's hook has not answered); the same request continues it.
+        if status == GatewayStatus.operationInProgress { return 202 }
         if unauthorized.contains(name) { return 401 }
         if forbidden.contains(name) { return 403 }
         if notFound.contains(name) { return 404 }

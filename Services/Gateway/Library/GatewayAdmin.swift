@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 public import FoyerAPI
 import FoyerCrypto
 import FoyerLifecycle
@@ -139,6 +139,29 @@ public final class GatewayAdmin: Sendable {
             )
         }
     }
+
+    /// The merges and deletions that have begun and not finished, the longest-waiting first, at most `limit`: those
+    /// past `olderThanSeconds` wait on a service or on the app's hook (cleanup retries them every sweep).
+    public func operationsInProgress(
+        olderThanSeconds: UInt64,
+        limit: UInt32,
+        by caller: AdminKeyInfo,
+        deadline: NIODeadline
+    ) async throws -> StuckAccounts {
+        try await audited("operation.list", target: nil, by: caller, deadline: deadline) { options in
+            try await self.identity.call(
+                IdentityMethods.listStuckAccounts,
+                ListStuckAccountsRequest(olderThanSeconds: olderThanSeconds, limit: limit),
+                options: options
+            )
+        }
+    }
+
+    /// The gateway's clock.
+    public var now: Date { core.now }
+
+    /// How long an operation may wait on the app before it is overdue (the hooks' deadline; a day without hooks).
+    public var operationDeadline: Duration { core.configuration.appHooks?.deadline ?? .seconds(86_400) }
 
     /// A page of the audit log, newest first. Not audited itself: it shows no personal data (targets are uids),
     /// and the console reads it after every action.

@@ -1,5 +1,6 @@
 public import Foundation
 import FoyerCrypto
+public import FoyerLifecycle
 public import FoyerRPC
 
 /// Everything the gateway can be told, with its defaults. The executable maps flags and environment to it.
@@ -44,6 +45,8 @@ public struct GatewayConfiguration: Sendable {
     public var importFeature = "import"
 
     /// How often at most the gateway tells identity that a user was active (per user, per replica).
+    /// The app's merge and delete hooks (cleanup must be given the same); nil: none.
+    public var appHooks: AppHookSettings?
     public var activityInterval: Duration = .seconds(600)
     /// Operation results remembered, so a retried link or delete returns the first answer: in this replica's memory
     /// (at most `rememberedOperationsMax`) and, for every replica, sealed in identity.

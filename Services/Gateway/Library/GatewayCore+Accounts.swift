@@ -154,7 +154,15 @@ extension GatewayCore {
                 )
             case .continuing(let guest):
                 context.logger.info("a retried link-or-merge continues", metadata: ["user.uid": "\(guest.uid)"])
-                let session = try await self.accountSession(credential, account: guest.mergeInto, options: options)
+                let session: SessionTokens
+                do {
+                    session = try await self.accountSession(credential, account: guest.mergeInto, options: options)
+                } catch let error as RPCError where error.status == GatewayStatus.signInRequired {
+                    // A one-time credential was spent by the first attempt: the merge still goes on (it may have
+                    // waited on the app's hook), and the client signs in to the account after.
+                    _ = try await self.sagas.resume(guest, options: options)
+                    throw error
+                }
                 return .remembered(
                     try await self.finish(guest, session: session, operation: operation, begun: false, options)
                 )

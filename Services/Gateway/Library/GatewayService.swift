@@ -3,6 +3,7 @@ import FoyerAPI
 import FoyerAccessTokens
 import FoyerLifecycle
 public import FoyerRPC
+import FoyerWebhooks
 import FoyerWire
 public import Logging
 public import ServiceLifecycle
@@ -101,6 +102,7 @@ final class GatewayCore: Sendable {
             guestQuota: guestQuota,
             userData: userData,
             recorder: RemoteDeletionRecorder(cleanup: cleanup),
+            hooks: configuration.appHooks.map { AppHooks(settings: $0, http: URLSessionHTTPClient()) },
             logger: logger
         )
         keys = SigningKeyCache(

@@ -1,7 +1,12 @@
 public import FoyerWire
 
-/// The gateway's own statuses (`0x35nn`, all "rejected": sending the same request again gets the same answer).
+/// The gateway's own statuses: `0x35nn` are "rejected" (sending the same request again gets the same answer);
+/// `0x25nn` have an outcome still to come.
 public enum GatewayStatus {
+    /// A merge or a deletion began and waits on the app (its merge or delete hook has not answered 2xx yet): not an
+    /// error. The same request again, with the same operation id, continues it and answers its result once the app
+    /// has; `aux` says in milliseconds when to ask again. Cleanup finishes it meanwhile if no one asks.
+    public static let operationInProgress = RPCStatus(rawValue: 0x2501)
     /// A members-only feature was asked for by a guest; linking a credential lifts it.
     public static let membersOnly = RPCStatus(rawValue: 0x3501)
     /// An operation id or idempotency key came back with a different request.
@@ -17,6 +22,7 @@ public enum GatewayStatus {
 
     public static func name(of status: RPCStatus) -> String? {
         switch status {
+        case operationInProgress: "operation-in-progress"
         case membersOnly: "members-only"
         case operationReused: "operation-reused"
         case wrongAccountKind: "wrong-account-kind"
