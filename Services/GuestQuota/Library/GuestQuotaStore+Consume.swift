@@ -12,7 +12,9 @@ extension GuestQuotaStore {
     /// raised by a conditional upsert (`used + amount <= limit`), so consumes racing at the limit never exceed it.
     /// A denial rolls every record back: a retry of a denied consume is evaluated afresh. It is counted under the
     /// counter's name for `stats` (in memory, flushed later). A uid without an account is a guest that has used
-    /// nothing yet: its first consume opens the account on the guest plan (`openedAccount`).
+    /// nothing yet: its first consume opens the account on the guest plan (`openedAccount`). A scoped counter
+    /// (`documents:notes`) that the account's plan does not name is skipped: it is limited only where a plan names
+    /// it, so the gateway can charge it on every put without knowing the plans.
     func consume(uid: String, charges: [QuotaCharge]) async throws -> ConsumeResponse {
         guard !charges.isEmpty, Set(charges.map(\.counter)).count == charges.count else {
             throw GuestQuotaError.invalidArgument(
@@ -30,13 +32,14 @@ extension GuestQuotaStore {
                 var replays = 0
                 for charge in charges {
                     guard let limit = account.plan.counters[charge.counter] else {
+                        if PlanCatalog.isScoped(charge.counter) { continue }
                         throw GuestQuotaError.unknownCounter(charge.counter, plan: account.name)
                     }
                     let counted = try await count(sql, uid: uid, charge: charge, limit: limit, now: now)
                     usage.append(counted.usage)
                     if counted.replayed { replays += 1 }
                 }
-                guard replays == 0 || replays == charges.count else {
+                guard replays == 0 || replays == usage.count else {
                     throw GuestQuotaError.opConflict("some of these idempotency keys were counted before, not all")
                 }
                 return ConsumeResponse(usage: usage, replayed: replays > 0, opened: account.opened)
@@ -123,7 +126,8 @@ extension GuestQuotaStore {
     }
 
     /// Gives back `amount` of `counter` once per `key` (the key is recorded as a refunded consumption, so it can
-    /// never count as a consume either). Usage never goes below zero.
+    /// never count as a consume either). Usage never goes below zero. A scoped counter the plan does not name
+    /// answers `notFound` and records nothing.
     func release(uid: String, counter: String, amount: Int64, key: String) async throws -> RefundResponse {
         guard amount >= 1, amount <= GuestQuotaLimits.consumeAmountMax else {
             throw GuestQuotaError.invalidAmount(amount)
@@ -132,6 +136,8 @@ extension GuestQuotaStore {
         return try await write { sql -> RefundResponse in
             let account = try await accountPlan(sql, uid: uid)
             guard account.plan.counters[counter] != nil else {
+                // Nothing was counted under a scoped counter the plan does not name: nothing to give back.
+                if PlanCatalog.isScoped(counter) { return RefundResponse(outcome: .notFound, usage: nil) }
                 throw GuestQuotaError.unknownCounter(counter, plan: account.name)
             }
             let recorded = try await sql.raw(

@@ -17,7 +17,8 @@ public struct Plan: Sendable, Hashable {
 
 /// The configured plans, by name.
 ///
-/// Names of plans, counters and features: 1–64 bytes of `a-z 0-9 _ . -`. Limits: 0 … 2^62.
+/// Names of plans, counters and features: 1–64 bytes of `a-z 0-9 _ . -`; a counter may also be scoped to a
+/// collection (`documents:notes`). Limits: 0 … 2^62.
 public struct PlanCatalog: Sendable, Hashable {
     public static let limitMax: Int64 = 1 << 62
 
@@ -85,9 +86,10 @@ public struct PlanCatalog: Sendable, Hashable {
                 )
             }
             for (counter, limit) in plan.counters {
-                guard Self.isValidName(counter) else {
+                guard Self.isValidCounterName(counter) else {
                     throw GuestQuotaConfigurationError.invalidPlans(
-                        "plan '\(name)': counter name '\(counter)' is not 1-64 bytes of a-z 0-9 _ . -"
+                        "plan '\(name)': counter name '\(counter)' is not 1-64 bytes of a-z 0-9 _ . - "
+                            + "(or a scoped counter such as documents:notes)"
                     )
                 }
                 guard (0...Self.limitMax).contains(limit) else {
@@ -106,6 +108,19 @@ public struct PlanCatalog: Sendable, Hashable {
             throw GuestQuotaConfigurationError.invalidPlans("more than \(GuestQuotaLimits.entriesMax) features in all")
         }
     }
+
+    /// A counter's name: a name, or a scoped counter `<name>:<scope>` whose scope has user-data's collection
+    /// characters (`documents:notes`, `documents:Notes.v2`), 1–64 bytes in all.
+    static func isValidCounterName(_ counter: String) -> Bool {
+        guard let colon = counter.firstIndex(of: ":") else { return isValidName(counter) }
+        let scope = counter[counter.index(after: colon)...]
+        return counter.utf8.count <= GuestQuotaLimits.nameByteCountMax && isValidName(String(counter[..<colon]))
+            && !scope.isEmpty && UserDataLimits.isValidCollection(String(scope))
+    }
+
+    /// Whether `counter` is scoped (`documents:notes`): charged by the gateway, and skipped by a consume whose
+    /// account's plan does not name it.
+    public static func isScoped(_ counter: String) -> Bool { counter.contains(":") }
 
     static func isValidName(_ name: String) -> Bool {
         let bytes = name.utf8

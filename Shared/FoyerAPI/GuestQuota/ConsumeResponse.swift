@@ -4,7 +4,8 @@ public import NIOCore
 /// The consume was allowed and counted. (A denial is the error `quota-exceeded` with `QuotaExceededDetails`.)
 ///
 /// ```
-/// list CounterUsage  usage      one per charge, in the request's order: the counter after the consume
+/// list CounterUsage  usage      one per charge counted, in the request's order: the counter after the consume
+///                               (a scoped counter such as `documents:notes` that the plan does not name is skipped)
 /// bool               replayed   true when the keys had been counted before: this answer counted nothing
 /// bool               opened     true when this consume opened the account (a guest's first), on the guest plan
 /// ```
