@@ -18,6 +18,34 @@ extension FoyerClient {
         try await authorized(GatewayMethods.checkFeature) { GatewayFeatureRequest(accessToken: $0, feature: feature) }
     }
 
+    /// Adds `amount` to the caller's counter `counter` (one the app defines in the plans file, such as `transactions`
+    /// or `uploads`) if that keeps it within the plan's limit, and answers the counter after it. Over the limit:
+    /// `quotaExceeded` (with `FoyerError.quotaExceeded`: limit, used, remaining), nothing counted. The same
+    /// `idempotencyKey` again counts nothing more and answers the counter as it stands, so a call whose outcome is
+    /// unknown can be sent again. The gateway's own counters (`documents`, `bytes`, `documents:<collection>`) are
+    /// `counterReserved`; a name the plan does not have is `unknownCounter`.
+    public func consume(
+        _ counter: String,
+        amount: UInt64 = 1,
+        idempotencyKey: String = OperationID.make()
+    ) async throws(FoyerError) -> CounterUsage {
+        try await authorized(GatewayMethods.consumeCounter) {
+            GatewayCounterRequest(accessToken: $0, counter: counter, amount: amount, idempotencyKey: idempotencyKey)
+        }
+    }
+
+    /// Gives back `amount` of the caller's counter `counter` (an upload deleted, a transaction cancelled), once per
+    /// `idempotencyKey` (a release's keys are apart from a consume's), never below zero; answers the counter after it.
+    public func release(
+        _ counter: String,
+        amount: UInt64 = 1,
+        idempotencyKey: String = OperationID.make()
+    ) async throws(FoyerError) -> CounterUsage {
+        try await authorized(GatewayMethods.releaseCounter) {
+            GatewayCounterRequest(accessToken: $0, counter: counter, amount: amount, idempotencyKey: idempotencyKey)
+        }
+    }
+
     /// Links a credential to the signed-in user and adopts the session the gateway answers.
     ///
     /// - A new credential: a guest becomes a member with the same uid and data (`.linked`).

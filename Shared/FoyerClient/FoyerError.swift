@@ -222,6 +222,8 @@ extension FoyerError {
     public static let signupRateLimited = status(GuestQuotaStatus.signupRateLimited)
     public static let guestCapReached = status(GuestQuotaStatus.guestCapReached)
     public static let quotaAccountNotFound = status(GuestQuotaStatus.accountNotFound)
+    public static let unknownCounter = status(GuestQuotaStatus.unknownCounter)
+    public static let invalidAmount = status(GuestQuotaStatus.invalidAmount)
 
     // Documents
     public static let invalidKey = status(UserDataStatus.invalidKey)
@@ -240,6 +242,9 @@ extension FoyerError {
     public static let rateLimited = status(GatewayStatus.rateLimited)
     /// A merge or deletion waits on the app's hook: call again with the same operation id (`retryAfter` says when).
     public static let operationInProgress = status(GatewayStatus.operationInProgress)
+    /// `consume` or `release` named a counter the gateway charges itself (`documents`, `bytes`,
+    /// `documents:<collection>`).
+    public static let counterReserved = status(GatewayStatus.counterReserved)
 }
 
 // MARK: - Kinds

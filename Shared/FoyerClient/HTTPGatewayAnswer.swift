@@ -34,6 +34,8 @@ enum HTTPGatewayAnswer {
             return try usage(json)
         case GatewayMethods.checkFeature.id:
             return FeatureCheckResponse(plan: try json.string("plan"), enabled: try json.bool("enabled"))
+        case GatewayMethods.consumeCounter.id, GatewayMethods.releaseCounter.id:
+            return try counter(json)
         case GatewayMethods.link.id, GatewayMethods.resolveConflict.id:
             return try linkResult(json)
         case GatewayMethods.deleteAccount.id:
@@ -146,16 +148,14 @@ enum HTTPGatewayAnswer {
         )
     }
 
+    static func counter(_ json: JSONValue) throws(AnswerError) -> CounterUsage {
+        CounterUsage(counter: try json.string("counter"), limit: try json.count("limit"), used: try json.count("used"))
+    }
+
     static func usage(_ json: JSONValue) throws(AnswerError) -> QuotaUsageResponse {
         QuotaUsageResponse(
             plan: try json.string("plan"),
-            counters: try json.array("counters").map { item throws(AnswerError) in
-                CounterUsage(
-                    counter: try item.string("counter"),
-                    limit: try item.count("limit"),
-                    used: try item.count("used")
-                )
-            },
+            counters: try json.array("counters").map { item throws(AnswerError) in try counter(item) },
             features: try json.array("features").map { item throws(AnswerError) in
                 FeatureFlag(feature: try item.string("feature"), enabled: try item.bool("enabled"))
             }

@@ -42,6 +42,16 @@ struct HTTPGatewayRequest: Sendable, Equatable {
             self.init("GET", "/v1/me/quota", token: request.accessToken)
         case (GatewayMethods.checkFeature.id, let request as GatewayFeatureRequest):
             self.init("GET", "/v1/me/features/\(Self.segment(request.feature))", token: request.accessToken)
+        case (GatewayMethods.consumeCounter.id, let request as GatewayCounterRequest),
+            (GatewayMethods.releaseCounter.id, let request as GatewayCounterRequest):
+            let action = methodID == GatewayMethods.consumeCounter.id ? "consume" : "release"
+            self.init(
+                "POST",
+                "/v1/me/quota/\(Self.segment(request.counter))/\(action)",
+                token: request.accessToken,
+                idempotencyKey: request.idempotencyKey,
+                body: ["amount": JSONValue(request.amount)]
+            )
         case (GatewayMethods.link.id, let request as LinkRequest):
             let body: JSONValue = [
                 "credential": Self.credential(request.credential), "onConflict": Self.choice(request.onConflict),

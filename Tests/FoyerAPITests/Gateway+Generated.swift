@@ -17,6 +17,8 @@ extension ServiceGenerators {
             MethodChecks(GatewayMethods.resolveConflict),
             MethodChecks(GatewayMethods.deleteAccount),
             MethodChecks(GatewayMethods.checkFeature),
+            MethodChecks(GatewayMethods.consumeCounter),
+            MethodChecks(GatewayMethods.releaseCounter),
             MethodChecks(GatewayMethods.putDocument),
             MethodChecks(GatewayMethods.getDocument),
             MethodChecks(GatewayMethods.listDocuments),
@@ -161,6 +163,17 @@ extension ResolveConflictRequest: Generated {
 extension DeletionReport: Generated {
     static func generate(_ values: inout WireValues) -> DeletionReport {
         DeletionReport(documentsDeleted: values.integer())
+    }
+}
+
+extension GatewayCounterRequest: Generated {
+    static func generate(_ values: inout WireValues) -> GatewayCounterRequest {
+        GatewayCounterRequest(
+            accessToken: values.accessToken(),
+            counter: values.quotaName(),
+            amount: values.integer(in: 1...UInt64(GuestQuotaLimits.consumeAmountMax)),
+            idempotencyKey: values.gatewayOperationID()
+        )
     }
 }
 

@@ -129,6 +129,8 @@ struct StackOptions: Sendable {
     }()
     /// The certificate and key of the gateway's binary listener; `nil`: plaintext.
     var gatewayTLS: TLSSettings?
+    /// guest-quota's plans; `nil`: the built-in ones.
+    var plans: PlanCatalog?
 }
 
 /// Runs `body` with the whole stack started, and stops and deletes it afterwards.
@@ -180,6 +182,7 @@ private func startStack<T: Sendable>(
         in: path,
         clock: clock,
         closer: closer,
+        configure: { configuration in options.plans.map { configuration.plans = $0 } },
         make: GuestQuotaService.make(configuration:server:logger:)
     )
     let userData = try await startStoreService(
@@ -257,10 +260,12 @@ private func startStoreService<Configuration: StoreServiceConfiguration>(
     in directory: String,
     clock: TestClock,
     closer: Closer,
+    configure: (inout Configuration) -> Void = { _ in },
     make: (Configuration, RPCServerConfiguration, Logger) async throws -> StoreService<Configuration>
 ) async throws -> StoreService<Configuration> {
     var configuration = Configuration(database: try database(name, in: directory))
     configuration.now = clock.now
+    configure(&configuration)
     let service = try await make(
         configuration,
         testServerConfiguration(service: name),

@@ -109,16 +109,19 @@ struct GatewayAgainstFakesTests {
         #expect(fakes.log.requests(GuestQuotaMethods.deleteAll).map(\.uid) == ["u1"])
     }
 
-    @Test("A put whose user-data write fails gives back both charges it took")
+    @Test("A put whose user-data write fails gives back both charges it took, not the collection's it was not charged")
     func failedWriteRefundsTheQuota() async throws {
         var fakes = try FakeServices()
         fakes.identity.handle(IdentityMethods.verifyAccessToken) { _ in
             VerifiedAccessToken(uid: "u1", isAnonymous: true, sessionID: "s1", expiresAtMilliseconds: 1)
         }
         fakes.identity.handle(IdentityMethods.recordActivity) { _ in Empty() }
+        // A plan without documents:notes: guest-quota skips that charge and leaves it out of the answer.
         fakes.guestQuota.handle(GuestQuotaMethods.consume) { request in
             ConsumeResponse(
-                usage: request.charges.map { CounterUsage(counter: $0.counter, limit: 100, used: UInt64($0.amount)) },
+                usage: request.charges.filter { !$0.counter.contains(":") }.map {
+                    CounterUsage(counter: $0.counter, limit: 100, used: UInt64($0.amount))
+                },
                 replayed: false,
                 opened: false
             )
@@ -151,10 +154,10 @@ struct GatewayAgainstFakesTests {
             ]
         )
         let consumed = try #require(fakes.log.requests(GuestQuotaMethods.consume).first).charges
-        #expect(consumed.map(\.counter) == ["documents", "bytes"])
-        #expect(consumed.map(\.amount) == [1, 5])
+        #expect(consumed.map(\.counter) == ["documents", "documents:notes", "bytes"])
+        #expect(consumed.map(\.amount) == [1, 1, 5])
         let refunded = fakes.log.requests(GuestQuotaMethods.refund)
-        #expect(refunded.map(\.idempotencyKey) == consumed.map(\.idempotencyKey))
+        #expect(refunded.map(\.idempotencyKey) == [consumed[0], consumed[2]].map(\.idempotencyKey))
         #expect(refunded.allSatisfy { $0.uid == "u1" })
     }
 

@@ -100,7 +100,30 @@ struct GatewayMethodsTests {
         )
     }
 
-    @Test("Accounts: me, quota, checkFeature, link, resolveConflict, deleteAccount")
+    @Test("An app counter's amount is 1 to 2^40 and its key 1-128 bytes: anything else does not decode")
+    func counterAmountAndKey() {
+        let request = GatewayCounterRequest(accessToken: "t", counter: "uploads", amount: 1, idempotencyKey: "k")
+        for amount in [0, UInt64(GuestQuotaLimits.consumeAmountMax) + 1, .max] {
+            var bad = request
+            bad.amount = amount
+            #expect(throws: WireError.invalidValue("counter.amount")) {
+                try GatewayCounterRequest(decoding: bad.encoded())
+            }
+        }
+        var keyless = request
+        keyless.idempotencyKey = ""
+        #expect(throws: WireError.self) { try GatewayCounterRequest(decoding: keyless.encoded()) }
+        WireExpectations.cap(GatewayLimits.operationIDByteCountMax) {
+            GatewayCounterRequest(
+                accessToken: "t",
+                counter: "uploads",
+                amount: 1,
+                idempotencyKey: String(repeating: "k", count: $0)
+            )
+        }
+    }
+
+    @Test("Accounts: me, quota, checkFeature, consumeCounter, releaseCounter, link, resolveConflict, deleteAccount")
     func accounts() throws {
         try check(
             GatewayMethods.me,
@@ -119,6 +142,8 @@ struct GatewayMethodsTests {
                 FeatureCheckResponse(plan: "member", enabled: true),
             ]
         )
+        try check(GatewayMethods.consumeCounter, requests: Samples.counterRequests, responses: Samples.counterUsages)
+        try check(GatewayMethods.releaseCounter, requests: Samples.counterRequests, responses: Samples.counterUsages)
         // Every credential once, and every conflict choice with every merge policy.
         let links =
             Samples.credentials.map { credential in

@@ -183,6 +183,25 @@ enum GatewaySamples {
         ),
     ]
 
+    /// `consumeCounter` and `releaseCounter`: the smallest and largest amount, names and keys at their caps.
+    static let counterRequests = [
+        GatewayCounterRequest(accessToken: accessToken, counter: "transactions", amount: 1, idempotencyKey: "k"),
+        GatewayCounterRequest(
+            accessToken: ascii(IdentityLimits.accessTokenByteCountMax),
+            counter: ascii(GuestQuotaLimits.nameByteCountMax),
+            amount: UInt64(GuestQuotaLimits.consumeAmountMax),
+            idempotencyKey: ascii(GatewayLimits.operationIDByteCountMax)
+        ),
+        GatewayCounterRequest(accessToken: "", counter: "", amount: 3, idempotencyKey: operationID),
+    ]
+
+    /// The answer of `consumeCounter` and `releaseCounter`.
+    static let counterUsages = [
+        CounterUsage(counter: "transactions", limit: 20, used: 3),
+        CounterUsage(counter: "uploads", limit: 3, used: 5),
+        CounterUsage(counter: ascii(GuestQuotaLimits.nameByteCountMax), limit: .max, used: .max),
+    ]
+
     // MARK: Documents and merges
 
     static let documents = [

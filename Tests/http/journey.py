@@ -249,7 +249,7 @@ def conflict_resolved(client, verifier, account, credential, step):
 
 
 def documents(client, token, step):
-    """getQuota, checkFeature, listDocuments, importDocuments, a binary value, deleteDocument, exportData; returns
+    """getQuota, checkFeature, consumeCounter, releaseCounter, listDocuments, importDocuments, a binary value, deleteDocument, exportData; returns
     the count."""
     quota = client.call("getQuota", token=token)
     expect_status(quota, 200, "getQuota")
@@ -259,6 +259,22 @@ def documents(client, token, step):
     expect(feature.json == {"plan": "member", "enabled": True}, f"checkFeature import: {feature.json}")
     unknown = client.call("checkFeature", token=token, feature="no-such-feature")
     expect_problem(unknown, 400, "unknown-feature", "checkFeature of a name no plan defines")
+    counters = {counter["counter"] for counter in quota.json["counters"]}
+    for operation in ("consumeCounter", "releaseCounter"):
+        reserved = client.call(
+            operation, token=token, idempotency_key=new_key(), body={"amount": 1}, counter="documents"
+        )
+        expect_problem(reserved, 403, "counter-reserved", f"{operation} of the gateway's own documents")
+        nameless = client.call(operation, token=token, idempotency_key=new_key(), counter="no-such-counter")
+        expect_problem(nameless, 404, "unknown-counter", f"{operation} of a counter no plan has")
+    if "transactions" in counters:  # the plans of `make run` (examples/plans.json)
+        key = new_key()
+        consumed = client.call("consumeCounter", token=token, idempotency_key=key, counter="transactions")
+        expect_status(consumed, 200, "consumeCounter")
+        again = client.call("consumeCounter", token=token, idempotency_key=key, counter="transactions")
+        expect(again.json == consumed.json, f"a retried consume counts once: {consumed.json}, {again.json}")
+        released = client.call("releaseCounter", token=token, idempotency_key=key, counter="transactions")
+        expect(released.json["used"] == consumed.json["used"] - 1, f"releaseCounter: {released.json}")
     first = client.call("listDocuments", token=token, query={"pageSize": 5}, collection="notes")
     expect_status(first, 200, "listDocuments")
     expect(len(first.json["documents"]) == 5 and "nextCursor" in first.json, f"a first page of 5: {first.json}")
@@ -301,7 +317,7 @@ def documents(client, token, step):
         if cursor is None:
             break
     expect(exported == sorted(exported), f"exportData is not in collection, key order: {exported}")
-    step(f"getQuota, checkFeature, two pages of listDocuments, importDocuments (a binary value), deleteDocument, "
+    step(f"getQuota, checkFeature, consumeCounter, releaseCounter, two pages of listDocuments, importDocuments (a binary value), deleteDocument, "
          f"exportData: {len(exported)} documents")
     return len(exported)
 

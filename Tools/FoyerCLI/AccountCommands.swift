@@ -24,24 +24,6 @@ struct MeCommand: JSONCommand {
     }
 }
 
-struct QuotaCommand: JSONCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "quota",
-        abstract: "The session's plan, counters (limit, used, remaining) and features.",
-        discussion:
-            #"Output: {"plan", "counters": [{"counter", "limit", "used", "remaining"}], "features": {name: bool}}."#
-    )
-
-    @OptionGroup var global: GlobalOptions
-
-    func execute() async throws(FoyerError) -> JSONValue {
-        try await CommandContext.run(global) { (context) async throws(FoyerError) in
-            _ = try context.requireSession()
-            return .object(Render.usage(try await context.client.quota()))
-        }
-    }
-}
-
 struct FeatureCommand: JSONCommand {
     static let configuration = CommandConfiguration(
         commandName: "feature",

@@ -78,20 +78,23 @@ enum Render {
         }
     }
 
+    /// One counter: `{"counter", "limit", "used", "remaining"}`.
+    static func counter(_ counter: CounterUsage) -> JSONValue {
+        .object([
+            ("counter", .string(counter.counter)),
+            ("limit", .uint(counter.limit)),
+            ("used", .uint(counter.used)),
+            ("remaining", .uint(counter.remaining)),
+        ])
+    }
+
     static func usage(_ usage: QuotaUsageResponse) -> [(String, JSONValue)] {
         [
             ("plan", .string(usage.plan)),
             (
                 "counters",
                 .array(
-                    usage.counters.map { counter in
-                        .object([
-                            ("counter", .string(counter.counter)),
-                            ("limit", .uint(counter.limit)),
-                            ("used", .uint(counter.used)),
-                            ("remaining", .uint(counter.remaining)),
-                        ])
-                    }
+                    usage.counters.map(Self.counter)
                 )
             ),
             ("features", .object(usage.features.map { ($0.feature, .bool($0.enabled)) })),

@@ -223,6 +223,14 @@ enum FuzzSeeds {
             ),
             seed(GatewayDocumentRequest(accessToken: accessToken, collection: "notes", key: "n1")),
             seed(
+                GatewayCounterRequest(
+                    accessToken: accessToken,
+                    counter: "transactions",
+                    amount: 2,
+                    idempotencyKey: operationID
+                )
+            ),
+            seed(
                 PasswordResetStartRequest(
                     email: "a@b.c",
                     verifierChallenge: Array(repeating: 7, count: IdentityLimits.verifierChallengeByteCount)

@@ -125,6 +125,8 @@ extension ServiceBodies {
             method(GatewayMethods.resolveConflict, of: "gateway"),
             method(GatewayMethods.deleteAccount, of: "gateway"),
             method(GatewayMethods.checkFeature, of: "gateway"),
+            method(GatewayMethods.consumeCounter, of: "gateway"),
+            method(GatewayMethods.releaseCounter, of: "gateway"),
             method(GatewayMethods.putDocument, of: "gateway"),
             method(GatewayMethods.getDocument, of: "gateway"),
             method(GatewayMethods.listDocuments, of: "gateway"),

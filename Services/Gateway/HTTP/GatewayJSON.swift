@@ -75,17 +75,18 @@ enum GatewayJSON {
     static func usage(_ usage: QuotaUsageResponse) -> JSONValue {
         [
             "plan": .string(usage.plan),
-            "counters": .array(
-                usage.counters.map { counter in
-                    [
-                        "counter": .string(counter.counter), "limit": JSONValue(counter.limit),
-                        "used": JSONValue(counter.used), "remaining": JSONValue(counter.remaining),
-                    ]
-                }
-            ),
+            "counters": .array(usage.counters.map(counter)),
             "features": .array(
                 usage.features.map { ["feature": .string($0.feature), "enabled": .bool($0.enabled)] }
             ),
+        ]
+    }
+
+    /// One counter: `counter`, `limit`, `used`, `remaining` (the members a `quota-exceeded` problem carries too).
+    static func counter(_ counter: CounterUsage) -> JSONValue {
+        [
+            "counter": .string(counter.counter), "limit": JSONValue(counter.limit),
+            "used": JSONValue(counter.used), "remaining": JSONValue(counter.remaining),
         ]
     }
 

@@ -68,6 +68,18 @@ enum HTTPOperations {
         } response: {
             ["plan": .string($0.plan), "enabled": .bool($0.enabled)]
         },
+        HTTPOperation("consumeCounter", "POST", "/v1/me/quota/{counter}/consume", GatewayMethods.consumeCounter) {
+            call in
+            try counterRequest(call)
+        } response: {
+            GatewayJSON.counter($0)
+        },
+        HTTPOperation("releaseCounter", "POST", "/v1/me/quota/{counter}/release", GatewayMethods.releaseCounter) {
+            call in
+            try counterRequest(call)
+        } response: {
+            GatewayJSON.counter($0)
+        },
         HTTPOperation("linkCredential", "POST", "/v1/me/credentials", GatewayMethods.link) { call in
             LinkRequest(
                 accessToken: try call.bearerToken(),
@@ -160,6 +172,25 @@ enum HTTPOperations {
 
     private static func pageSize(_ call: HTTPCall) throws(HTTPProblem) -> UInt64 {
         try call.queryNumber("pageSize", default: 100, range: 1...UInt64(UserDataLimits.pageSizeLimit))
+    }
+
+    /// `consumeCounter` and `releaseCounter`: the counter from the path, `amount` (default 1) from the body, and the
+    /// `Idempotency-Key` the call needs (a retried consume must not count twice).
+    private static func counterRequest(_ call: HTTPCall) throws(HTTPProblem) -> GatewayCounterRequest {
+        let range = 1...UInt64(GuestQuotaLimits.consumeAmountMax)
+        let amount: UInt64
+        switch call.body["amount"] {
+        case nil, .null?: amount = 1
+        case .int(let value)? where value >= 1 && range.contains(UInt64(value)): amount = UInt64(value)
+        case .uint(let value)? where range.contains(value): amount = value
+        default: throw .invalidArgument("\"amount\" must be an integer from 1 to 2^40")
+        }
+        return GatewayCounterRequest(
+            accessToken: try call.bearerToken(),
+            counter: call.path("counter"),
+            amount: amount,
+            idempotencyKey: try call.idempotencyKey(required: true)
+        )
     }
 
     private static func emailLinkPurpose(_ call: HTTPCall) throws(HTTPProblem) -> EmailLinkPurpose {

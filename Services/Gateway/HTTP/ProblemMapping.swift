@@ -12,8 +12,9 @@ enum ProblemMapping {
     ]
     static let forbidden: Set = [
         "members-only", "wrong-account-kind", "quota-exceeded", "permission-denied", "recent-sign-in-required",
+        "counter-reserved",
     ]
-    static let notFound: Set = ["not-found", "user-not-found", "credential-not-found"]
+    static let notFound: Set = ["not-found", "user-not-found", "credential-not-found", "unknown-counter"]
     static let conflict: Set = [
         "operation-reused", "version-mismatch", "email-already-in-use", "provider-already-linked", "operation-conflict",
         "ticket-invalid", "last-credential",

@@ -120,14 +120,17 @@ extension GatewayCore {
             // refunded quota key could not be consumed again. The keys still make the gateway's own retries of one
             // consume count once, and user-data's answer tells this attempt's write from another's.
             let attemptID = UUID().uuidString
-            let charges = charges(
+            var charges = charges(
                 of: size,
+                in: collection,
                 replacing: replaced,
                 keys: QuotaKeys(idempotencyKey: "\(idempotencyKey)#\(attemptID)")
             )
             var opened = false
             do {
-                if !charges.isEmpty { opened = try await consume(uid: caller.uid, charges, options: options) }
+                if !charges.isEmpty {
+                    (opened, charges) = try await consume(uid: caller.uid, charges, options: options)
+                }
                 let answer = try await operationReusedIfConflict {
                     try await userData.call(
                         UserDataMethods.putOnce,
@@ -188,13 +191,23 @@ extension GatewayCore {
         )
     }
 
-    /// What a write of `size` bytes adds over `replaced`, one charge per counter it raises.
-    private func charges(of size: UInt64, replacing replaced: PutBase, keys: QuotaKeys) -> [QuotaCharge] {
+    /// What a write of `size` bytes adds over `replaced`, one charge per counter it raises. A new document also
+    /// takes one of its collection's counter (`documents:notes`), which guest-quota skips unless the caller's plan
+    /// names it: the gateway need not know the plans, and the put stays one consume.
+    private func charges(
+        of size: UInt64,
+        in collection: String,
+        replacing replaced: PutBase,
+        keys: QuotaKeys
+    ) -> [QuotaCharge] {
         var charges: [QuotaCharge] = []
         if !replaced.exists {
             charges.append(
                 QuotaCharge(counter: configuration.documentsCounter, amount: 1, idempotencyKey: keys.document)
             )
+            if let counter = collectionCounter(collection) {
+                charges.append(QuotaCharge(counter: counter, amount: 1, idempotencyKey: keys.collection))
+            }
         }
         if size > replaced.size {
             charges.append(
@@ -206,6 +219,13 @@ extension GatewayCore {
             )
         }
         return charges
+    }
+
+    /// The per-collection counter of `collection` (`documents:notes`), or nil when the name would not fit a
+    /// counter's 64 bytes (no plan can name it, so nothing limits that collection apart from `documents`).
+    func collectionCounter(_ collection: String) -> String? {
+        let counter = "\(configuration.documentsCounter)\(AppCounterKeys.scopeSeparator)\(collection)"
+        return counter.utf8.count <= GuestQuotaLimits.nameByteCountMax ? counter : nil
     }
 
     /// Gives back the bytes a rewrite freed, once per replaced version (like a delete's release).
@@ -267,7 +287,8 @@ extension GatewayCore {
     /// Writes a put tries before a concurrent writer's `version-mismatch` is the answer.
     static let putAttempts = 5
 
-    /// Deletes a document and gives back the quota it took (one document and its size in bytes).
+    /// Deletes a document and gives back the quota it took (one document, one of its collection's counter, and its
+    /// size in bytes).
     func delete(
         caller: Caller,
         collection: String,
@@ -291,11 +312,19 @@ extension GatewayCore {
         let releaseKey =
             "del:"
             + QuotaKeys.hex("\(collection)\u{0}\(key)\u{0}\(document.version)\u{0}\(document.updatedAtMicroseconds)")
-        await release(
+        // Side by side: the collection's release adds a call but no wait (guest-quota ignores it unless the plan
+        // names the collection's counter).
+        async let documentReleased: Void = release(
             uid: caller.uid,
             counter: configuration.documentsCounter,
             amount: 1,
             key: releaseKey + ":d",
+            options: options
+        )
+        async let collectionReleased: Void = releaseCollection(
+            caller: caller,
+            collection: collection,
+            key: releaseKey + ":c",
             options: options
         )
         if document.value.readableBytes > 0 {
@@ -307,7 +336,13 @@ extension GatewayCore {
                 options: options
             )
         }
+        _ = await (documentReleased, collectionReleased)
         return answer
+    }
+
+    private func releaseCollection(caller: Caller, collection: String, key: String, options: CallOptions) async {
+        guard let counter = collectionCounter(collection) else { return }
+        await release(uid: caller.uid, counter: counter, amount: 1, key: key, options: options)
     }
 
     /// Many documents at once: the `import` feature, which the guest plan leaves off.
@@ -339,13 +374,20 @@ extension GatewayCore {
         return ImportResponse(written: UInt64(request.documents.count))
     }
 
-    /// Consumes `charges` (all or none); whether that opened the account.
-    private func consume(uid: String, _ charges: [QuotaCharge], options: CallOptions) async throws -> Bool {
-        try await guestQuota.call(
+    /// Consumes `charges` (all or none): whether that opened the account, and the charges that counted (a scoped
+    /// counter the plan does not name is skipped, so there is nothing of it to give back).
+    private func consume(
+        uid: String,
+        _ charges: [QuotaCharge],
+        options: CallOptions
+    ) async throws -> (opened: Bool, counted: [QuotaCharge]) {
+        let answer = try await guestQuota.call(
             GuestQuotaMethods.consume,
             ConsumeRequest(uid: uid, charges: charges),
             options: options
-        ).opened
+        )
+        let counted = Set(answer.usage.map(\.counter))
+        return (answer.opened, charges.filter { counted.contains($0.counter) })
     }
 
     private func refund(uid: String, _ charges: [QuotaCharge], options: CallOptions) async {
@@ -399,11 +441,13 @@ struct PutOnceKeys {
 struct QuotaKeys {
     let document: String
     let bytes: String
+    let collection: String
 
     init(idempotencyKey: String) {
         let hash = Self.hex(idempotencyKey)
         document = "put-doc:" + hash
         bytes = "put-bytes:" + hash
+        collection = "put-col:" + hash
     }
 
     static func hex(_ text: String) -> String {

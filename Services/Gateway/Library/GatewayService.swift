@@ -35,6 +35,7 @@ public final class GatewayService: Sendable {
         var router = RPCRouter(serving: GatewayMethods.all)
         core.registerSessions(on: &router)
         core.registerAccounts(on: &router)
+        core.registerCounters(on: &router)
         core.registerAccountManagement(on: &router)
         core.registerDocuments(on: &router)
         return GatewayService(

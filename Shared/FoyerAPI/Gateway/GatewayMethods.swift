@@ -62,6 +62,20 @@ public enum GatewayMethods {
         name: "gateway.checkFeature",
         idempotent: true
     )
+    /// Adds to one of the caller's counters that the app defines in the plans file (`transactions`, `uploads`),
+    /// within its limit, once per idempotency key; `quota-exceeded` past it, `counter-reserved` for a counter the
+    /// gateway charges itself.
+    public static let consumeCounter = RPCMethod<GatewayCounterRequest, CounterUsage>(
+        id: 0x0516,
+        name: "gateway.consumeCounter",
+        idempotent: true
+    )
+    /// Gives back an amount of one of the caller's app-defined counters, once per idempotency key (never below 0).
+    public static let releaseCounter = RPCMethod<GatewayCounterRequest, CounterUsage>(
+        id: 0x0517,
+        name: "gateway.releaseCounter",
+        idempotent: true
+    )
     /// Links a credential to the caller (a guest becomes a member, same uid); on conflict merges, discards or fails.
     public static let link = RPCMethod<LinkRequest, LinkResult>(
         id: 0x0512,
@@ -179,7 +193,7 @@ public enum GatewayMethods {
     public static let all: [RPCMethodDescriptor] = [
         guestSignIn.descriptor, signIn.descriptor, refresh.descriptor, startEmailLink.descriptor, signOut.descriptor,
         me.descriptor, quota.descriptor, link.descriptor, resolveConflict.descriptor, deleteAccount.descriptor,
-        checkFeature.descriptor,
+        checkFeature.descriptor, consumeCounter.descriptor, releaseCounter.descriptor,
         putDocument.descriptor, getDocument.descriptor, listDocuments.descriptor, deleteDocument.descriptor,
         exportDocuments.descriptor, importDocuments.descriptor, jwks.descriptor,
         startPasswordReset.descriptor, completePasswordReset.descriptor, changePassword.descriptor,

@@ -19,6 +19,9 @@ public enum GatewayStatus {
     /// Too many calls of this kind from the client's address (`refresh`, `signIn`, email-link redemption): `aux`
     /// says in milliseconds when one is accepted again. Sending the same request before then gets the same answer.
     public static let rateLimited = RPCStatus(rawValue: 0x3505)
+    /// `consumeCounter` or `releaseCounter` named a counter the gateway charges itself (`documents`, `bytes`, the
+    /// per-collection `documents:<collection>`): a client never moves those directly.
+    public static let counterReserved = RPCStatus(rawValue: 0x3506)
 
     public static func name(of status: RPCStatus) -> String? {
         switch status {
@@ -28,6 +31,7 @@ public enum GatewayStatus {
         case wrongAccountKind: "wrong-account-kind"
         case signInRequired: "sign-in-required"
         case rateLimited: "rate-limited"
+        case counterReserved: "counter-reserved"
         default: nil
         }
     }

@@ -16,6 +16,7 @@ extension GatewayListRequest: UserRequest {}
 extension GatewayExportRequest: UserRequest {}
 extension GatewayImportRequest: UserRequest {}
 extension GatewayFeatureRequest: UserRequest {}
+extension GatewayCounterRequest: UserRequest {}
 extension PasswordChangeRequest: UserRequest {}
 extension UnlinkRequest: UserRequest {}
 extension EmailChangeStartRequest: UserRequest {}
