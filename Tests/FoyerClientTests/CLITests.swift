@@ -398,7 +398,10 @@ extension CLI {
     static func run(arguments: [String], stack: Stack, session: String?) async throws -> Result {
         var all = arguments
         if ["cleanup", "outbox", "admin"].contains(all.first) { return try await run(all) }
-        let depth = ["email-link", "reset-password", "change-email"].contains(all.first) ? 2 : 1
+        let grouped =
+            ["email-link", "reset-password", "change-email"].contains(all.first)
+            || (all.first == "quota" && all.count > 1 && !all[1].hasPrefix("-"))
+        let depth = grouped ? 2 : 1
         var options = ["--gateway", "127.0.0.1:\(stack.gatewayPort)"]
         if let session { options += ["--session", session] }
         all.insert(contentsOf: options, at: min(depth, all.count))
