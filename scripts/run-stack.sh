@@ -9,6 +9,8 @@
 #                 the admin key live (default .data; reused next time)
 #   POSTGRES_URL  run every service on this PostgreSQL instead (each in a schema of its own)
 #   BIN           the directory with the executables (default .build/release)
+#   PLANS_FILE    guest-quota's plans (default examples/plans.json: the built-in plans plus the app counters
+#                 `transactions` and `uploads`, so `foyer quota consume transactions` works at once)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -55,6 +57,8 @@ for entry in "${services[@]}"; do
         --cors-origins http://localhost:7480)
     # The admin API (docs/admin-openapi.yaml) and the console at http://127.0.0.1:7481/admin/, on loopback.
     [[ $name == gateway ]] && extra+=(--admin-port 7481)
+    # Plans with app-defined counters beside the gateway's own (Services/GuestQuota/README.md).
+    [[ $name == guest-quota ]] && extra+=(--plans-file "${PLANS_FILE:-examples/plans.json}")
     # Local mode: email links go to identity's outbox instead of a mail server.
     [[ $name == identity ]] && extra+=(--local-mode --mailer outbox)
     # Signing keys sealed at rest, as in a deployment.

@@ -102,4 +102,21 @@ struct PlanCatalogTests {
             await expectStatus(GuestQuotaStatus.unknownCounter) { try await quota.consume(uid, "documents", 1) }
         }
     }
+
+    @Test("make run's plans (examples/plans.json): the built-in plans plus the stories' transactions and uploads")
+    func makeRunPlans() throws {
+        let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let path = repository.appendingPathComponent("examples/plans.json").path
+        let catalog = try GuestQuotaConfiguration.loadPlans(from: path)
+        for (name, plan) in PlanCatalog.defaults.plans {
+            let example = try #require(catalog.plans[name])
+            #expect(example.features == plan.features)
+            for (counter, limit) in plan.counters { #expect(example.counters[counter] == limit, "\(name) \(counter)") }
+        }
+        #expect(catalog.plans["guest"]?.counters["transactions"] == 20)
+        #expect(catalog.plans["guest"]?.counters["uploads"] == 3)
+        #expect(catalog.plans["member"]?.counters["transactions"] ?? 0 > 20)
+        #expect(catalog.plans["member"]?.counters["uploads"] ?? 0 > 3)
+    }
 }
