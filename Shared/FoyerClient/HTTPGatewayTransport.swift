@@ -134,8 +134,13 @@ final class HTTPGatewayTransport: GatewayTransport {
     /// The method's response from a 2xx answer, or the `FoyerError` of a problem.
     private static func response(_ methodID: UInt16, _ answer: HTTPAnswer) throws(FoyerError) -> any WireMessage {
         let json = JSONValue.parse(answer.body)
-        // 202: a merge or deletion waits on the app; the same call again continues it (`operation-in-progress`).
-        if (200..<300).contains(answer.status), answer.status != 202 {
+        // A merge or deletion that waits on the app answers 202 with the members of a problem: the same call again
+        // continues it (`operation-in-progress`). Other 202s (an email sent) are answers.
+        var inProgress = false
+        if answer.status == 202, case .object(let members)? = json, members["code"] == "operation-in-progress" {
+            inProgress = true
+        }
+        if (200..<300).contains(answer.status), !inProgress {
             return try HTTPGatewayAnswer.decode(methodID, json ?? [:])
         }
         let error = FoyerError(

@@ -40,6 +40,14 @@ public struct Saga: Sendable, Hashable {
         [.recordDeletion, .deleteDocuments, .deleteCounters, .callApp], [.finish],
     ])
 
+    /// The rounds when the app has a hook for this saga: the deletion is recorded in a round of its own after the
+    /// app has answered, so no record says a user is gone while the app still holds its rows.
+    public var roundsWaitingOnApp: [[Step]] {
+        var waiting = rounds.map { $0.filter { $0 != .recordDeletion } }
+        waiting.insert([.recordDeletion], at: waiting.count - 1)
+        return waiting
+    }
+
     /// The saga of an account in `kind` (nil for an active account).
     public static func of(_ kind: AccountStateKind) -> Saga? {
         switch kind {
@@ -130,7 +138,8 @@ public struct AccountSagas: Sendable {
         let steps = StepRunner(sagas: self, state: state, operation: operation, options: options)
         var report: MergeReport?
         var documents: UInt64 = 0
-        for round in saga.rounds {
+        let rounds = hooks?.calls(saga) == true ? saga.roundsWaitingOnApp : saga.rounds
+        for round in rounds {
             if round == [.finish] {
                 let result: SagaResult = report.map { .merged($0) } ?? .deleted(documents: documents)
                 try await steps.finish(result, answer: try answer?(result))
@@ -218,7 +227,10 @@ public struct AccountSagas: Sendable {
 
         // The deletion saga's middle round, each step one batch call, side by side.
         let uids = marked.map(\.uid)
+        let waitsOnApp = hooks?.calls(.deletion) == true
         async let recorded: Void = {
+            // With a delete hook, the deletions are recorded after the app has answered (below).
+            guard !waitsOnApp else { return }
             try await recorder.recordDeletions(marked, reason: reason, options: options)
             FaultPoint.deleteAfterRecord.reached()
         }()
@@ -250,6 +262,10 @@ public struct AccountSagas: Sendable {
         // A user whose app hook failed stays `deleting` (cleanup's recovery finishes it once the app answers).
         let refusedByApp = await waiting
         let finishing = marked.indices.filter { refusedByApp[marked[$0].uid] == nil }
+        if waitsOnApp, !finishing.isEmpty {
+            try await recorder.recordDeletions(finishing.map { marked[$0] }, reason: reason, options: options)
+            FaultPoint.deleteAfterRecord.reached()
+        }
         var deleted = [String: Result<UInt64, RPCError>](minimumCapacity: marked.count)
         for (uid, refusal) in refusedByApp { deleted[uid] = .failure(refusal) }
         if !finishing.isEmpty {
@@ -289,7 +305,7 @@ public struct AccountSagas: Sendable {
         reason: DeletionReason,
         options: CallOptions
     ) async -> [String: RPCError] {
-        guard let hooks, hooks.settings.delete != nil else { return [:] }
+        guard let hooks, hooks.calls(.deletion) else { return [:] }
         return await withTaskGroup(of: (String, RPCError?).self) { group in
             var refused: [String: RPCError] = [:]
             var pending = users[...]

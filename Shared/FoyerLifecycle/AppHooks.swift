@@ -56,6 +56,11 @@ public struct AppHooks: Sendable {
         self.now = now
     }
 
+    /// Whether `saga` calls the app (the deployment has its hook).
+    func calls(_ saga: Saga) -> Bool {
+        saga == .merge ? settings.merge != nil : settings.delete != nil
+    }
+
     /// Asks the app to move the guest's rows to the account (`user.merging`).
     func merging(
         guest: String,

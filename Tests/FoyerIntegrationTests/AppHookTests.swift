@@ -17,36 +17,56 @@ import FoundationNetworking
 @Suite("The app's merge and delete hooks (real executables)")
 struct AppHookTests {
     @Test(
-        "the app's rows are moved before a merge answers and deleted before a deletion answers (the example app)",
+        "the stories end to end with the example app: 20 transactions counted by the app, link, merge, delete",
         arguments: TestEngine.allCases
     )
     func exampleApp(engine: TestEngine) async throws {
         let email = uniqueEmail("hooks")
         let secret = WebhookReceiver.newSecret()
-        try await ExampleApp.with(secret: secret) { app in
-            try await withRunningStack(Self.options(engine, port: app.port, secret: secret)) { stack in
-                // Given an account, and a guest whose three transactions are in the app's database
+        let port = try LoopbackPorts.reserve(1)[0]
+        var options = Self.options(engine, port: port, secret: secret)
+        options.gatewayHTTP = true
+        options.environment = [.guestQuota: ["FOYER_PLANS_FILE": ExampleApp.repository("examples/plans.json")]]
+        try await withRunningStack(options) { stack in
+            try await ExampleApp.with(secret: secret, port: port, foyer: stack.httpBaseURL) { app in
                 let account = try await stack.withClient { client in
+                    // Given a guest whose app counts its transactions in Foyer (limit 20 for a guest)
                     let guest = try await client.signInAsGuest()
+                    for index in 1...20 {
+                        #expect(try await app.transaction("a-\(index)", token: client.accessToken()).status == 201)
+                    }
+                    // When it makes a 21st, the app answers Foyer's refusal
+                    let refused = try await app.transaction("a-21", token: client.accessToken())
+                    #expect(refused.status == 403 && refused.body["code"] as? String == "quota-exceeded")
+                    #expect(refused.body["limit"] as? Int == 20)
+
+                    // When it signs up, it keeps its uid, its rows and its 20 counted, under the member's limit
                     _ = try await client.link(email: email, password: password)
+                    let counted = try await client.quota().counters.first { $0.counter == "transactions" }
+                    #expect(counted?.used == 20 && counted?.limit == 10_000)
+                    #expect(try await app.transaction("a-21", token: client.accessToken()).status == 201)
+                    #expect(try await app.count(uid: guest.uid) == 21)
                     return guest.uid
                 }
-                try await app.insert(uid: account, count: 1)
                 try await stack.withClient { client in
+                    // Given another guest with three transactions of its own in the app's database
                     let guest = try await client.signInAsGuest()
-                    try await app.insert(uid: guest.uid, count: 3)
+                    for index in 1...3 {
+                        #expect(try await app.transaction("b-\(index)", token: client.accessToken()).status == 201)
+                    }
 
-                    // When the guest signs in to the account with its password and merges
+                    // When it signs in to the account with its password and merges
                     let result = try await client.link(email: email, password: password, onConflict: .merge)
 
-                    // Then its rows are the account's by the time the merge answers, and the guest is gone
+                    // Then its rows and its count are the account's by the time the merge answers; it is gone
                     guard case .merged(let session, _) = result else {
                         Issue.record("expected a merge, got \(result)")
                         return
                     }
                     #expect(session.uid == account)
                     #expect(try await app.count(uid: guest.uid) == 0)
-                    #expect(try await app.count(uid: account) == 4)
+                    #expect(try await app.count(uid: account) == 24)
+                    #expect(try await client.quota().counters.first { $0.counter == "transactions" }?.used == 24)
                     #expect(try await stack.databases.state(of: guest.uid) == nil)
 
                     // When the account deletes itself, its rows are gone by the time the deletion answers
@@ -120,6 +140,7 @@ struct AppHookTests {
                 // Given an app that takes the delete hook's call and holds its answer past the hook's timeout
                 try await receiver.hold()
                 let guest = try await stack.withClient { try await $0.signInAsGuest() }
+                let records = try await stack.databases.deletionRecordCount()
 
                 // When the guest signs out over HTTP: 202, with when to ask again
                 let (status, headers, body) = try await Self.httpSignOut(stack, token: guest.accessToken)
@@ -127,12 +148,15 @@ struct AppHookTests {
                 #expect(headers["Retry-After"] == "5")
                 #expect(body["code"] as? String == "operation-in-progress")
                 #expect(try await stack.databases.state(of: guest.uid) == "deleting")
+                // ...and no deletion record says it is gone while the app holds its rows
+                #expect(try await stack.databases.deletionRecordCount() == records)
 
                 // Then once the app answers, cleanup's recovery finishes the deletion
                 try await receiver.release()
                 let report = try await stack.sweep()
                 #expect(report.stuckFinished == 1)
                 #expect(try await stack.databases.state(of: guest.uid) == nil)
+                #expect(try await stack.databases.deletionRecordCount() == records + 1)
                 let deleting = try await receiver.wait(events: 2).events.filter { $0.type == "user.deleting" }
                 #expect(deleting.first?.data["uid"] as? String == guest.uid)
                 #expect(deleting.first?.data["reason"] as? String == "user-request")
@@ -140,12 +164,15 @@ struct AppHookTests {
         }
     }
 
-    @Test("the gateway, then cleanup, killed (SIGKILL) while the app holds the hook's answer: the merge finishes")
-    func killedMidHook() async throws {
+    @Test(
+        "the gateway, then cleanup, killed (SIGKILL) while the app holds the hook's answer: the merge finishes",
+        arguments: TestEngine.allCases
+    )
+    func killedMidHook(engine: TestEngine) async throws {
         let email = uniqueEmail("hooks-killed")
         let secret = WebhookReceiver.newSecret()
         try await WebhookReceiver.with(secret: secret) { receiver, port in
-            var options = Self.options(.sqlite, port: port, secret: secret)
+            var options = Self.options(engine, port: port, secret: secret)
             options.prepare = Self.prepare(port: port, timeoutSeconds: 20)
             try await withRunningStack(options) { stack in
                 let account = try await stack.withClient { client in
@@ -246,21 +273,24 @@ struct ExampleApp: Sendable {
     let port: Int
     let database: FoyerDatabase
 
-    /// Runs `body` with the example app listening on a free port, verifying with `secret`; stops it afterwards.
-    static func with(secret: String, _ body: (ExampleApp) async throws -> Void) async throws {
-        let repository = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static func repository(_ path: String) -> String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent(path).path
+    }
+
+    /// Runs `body` with the example app listening on `port`, verifying hooks with `secret` and counting in the
+    /// gateway's HTTP API at `foyer`; stops it afterwards.
+    static func with(secret: String, port: Int, foyer: String, _ body: (ExampleApp) async throws -> Void) async throws {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("foyer-example-app-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("app.sqlite").path
-        let port = try LoopbackPorts.reserve(1)[0]
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = [
-            "python3", repository.appendingPathComponent("examples/app-hooks/app.py").path,
-            "--database", path, "--port", "\(port)",
+            "python3", repository("examples/app-hooks/app.py"), "--database", path, "--port", "\(port)",
+            "--foyer", foyer,
         ]
         process.environment = ProcessInfo.processInfo.environment.merging(["FOYER_HOOK_SECRET": secret]) { $1 }
         try process.run()
@@ -287,13 +317,16 @@ struct ExampleApp: Sendable {
         }
     }
 
-    /// Adds `count` transactions of `uid`, as the app would when its user makes them.
-    func insert(uid: String, count: Int) async throws {
-        try await database.transaction { sql in
-            for amount in 0..<count {
-                try await sql.raw("INSERT INTO transactions (uid, amount) VALUES (\(bind: uid), \(bind: amount))").run()
-            }
-        }
+    /// `POST /transactions` to the app, as the app's client would: the status and the JSON answer.
+    func transaction(_ id: String, token: String) async throws -> (status: Int, body: [String: Any]) {
+        var request = URLRequest(url: try #require(URL(string: "http://127.0.0.1:\(port)/transactions")))
+        request.httpMethod = "POST"
+        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.httpBody = try JSONSerialization.data(withJSONObject: ["id": id])
+        let (data, response) = try await URLSession.shared.data(for: request)
+        let body = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
+        return (try #require(response as? HTTPURLResponse).statusCode, body)
     }
 
     func count(uid: String) async throws -> Int {

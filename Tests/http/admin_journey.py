@@ -171,6 +171,14 @@ def journey(admin, api, key):
     expect(any(r["reason"] == "user-request" for r in records.json["deletions"]), f"listDeletions: {records.json}")
     step("user deleted with its document; getUser is 404; a deletion record exists")
 
+    waiting = admin.call("listOperationsInProgress", token=key, query={"limit": 10})
+    expect_status(waiting, 200, "listOperationsInProgress")
+    expect(waiting.json == {"operations": []}, f"an operation is still in progress: {waiting.json}")
+    expect_problem(
+        admin.call("listOperationsInProgress", token=key, query={"limit": 0}), 400, "invalid-argument", "limit 0"
+    )
+    step("no merge or deletion in progress")
+
     audit = admin.call("listAudit", token=key, query={"limit": 100})
     expect_status(audit, 200, "listAudit")
     entries = audit.json["actions"]

@@ -216,6 +216,11 @@ extension AdminConsole {
           }
 
           async function refreshLists() {
+            const operations = await api("GET", "/admin/v1/operations?limit=100");
+            fillTable("operations", operations.operations || [], (operation) => [
+              display(operation.uid), display(operation.kind), utc(operation.since),
+              display(operation.waitingSeconds) + " s", operation.overdue === true ? "overdue" : "no",
+            ], "none");
             const audit = await api("GET", "/admin/v1/audit?limit=" + auditRowsShown);
             fillTable("audit", audit.actions || [], (action) => [
               utc(action.at),

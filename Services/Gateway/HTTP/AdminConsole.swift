@@ -108,6 +108,15 @@ enum AdminConsole {
             </div>
           </section>
 
+          <section id="operations-section" aria-labelledby="operations-heading">
+            <h2 id="operations-heading">Merges and deletions in progress, longest-waiting first</h2>
+            <table id="operations">
+              <thead><tr><th scope="col">uid</th><th scope="col">Kind</th><th scope="col">Since (UTC)</th>
+                <th scope="col">Waiting</th><th scope="col">Overdue</th></tr></thead>
+              <tbody></tbody>
+            </table>
+          </section>
+
           <section id="audit-section" aria-labelledby="audit-heading">
             <h2 id="audit-heading">Audit log, newest first</h2>
             <table id="audit">

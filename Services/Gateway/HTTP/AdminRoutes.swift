@@ -136,7 +136,6 @@ enum AdminRoutes {
             let page = try await request.admin.operationsInProgress(
                 olderThanSeconds: UInt64(olderThan),
                 limit: UInt32(limit),
-                by: request.caller,
                 deadline: request.deadline
             )
             return (200, AdminJSON.operations(page, now: request.admin.now, deadline: request.admin.operationDeadline))
