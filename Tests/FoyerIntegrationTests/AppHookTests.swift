@@ -225,6 +225,38 @@ struct AppHookTests {
         }
     }
 
+    @Test("idle guests deleted by cleanup wait on the delete hook: none is finished or recorded before the app answers")
+    func idleGuestsWaitOnTheApp() async throws {
+        let secret = WebhookReceiver.newSecret()
+        try await WebhookReceiver.with(secret: secret) { receiver, port in
+            try await withRunningStack(Self.options(.sqlite, port: port, secret: secret)) { stack in
+                // Given two guests idle past the TTL and an app that answers 503
+                var guests: [String] = []
+                for _ in 0..<2 { guests.append(try await stack.withClient { try await $0.signInAsGuest().uid }) }
+                try stack.setClockOffset(seconds: 31 * 86_400)
+                try await receiver.answer(status: 503)
+                let records = try await stack.databases.deletionRecordCount()
+
+                // When cleanup sweeps, its batch deletion calls the hook for each and waits
+                let refused = try await stack.sweep()
+                #expect(refused.expiredGuests == 0)
+                for guest in guests { #expect(try await stack.databases.state(of: guest) == "deleting") }
+                #expect(try await stack.databases.deletionRecordCount() == records)
+                #expect(try await receiver.wait(attempts: 2).attempts >= 2)
+
+                // Then once the app answers, the next sweep's recovery finishes both, and records them
+                try await receiver.answer(status: 200)
+                let recovered = try await stack.sweep()
+                #expect(recovered.stuckFinished == 2, "\(recovered)")
+                for guest in guests { #expect(try await stack.databases.state(of: guest) == nil) }
+                #expect(try await stack.databases.deletionRecordCount() == records + 2)
+                let calls = try await receiver.wait(events: 2).events
+                #expect(Set(calls.map { $0.data["uid"] as? String ?? "" }) == Set(guests))
+                #expect(calls.allSatisfy { $0.type == "user.deleting" && $0.data["reason"] as? String == "ttl" })
+            }
+        }
+    }
+
     // MARK: Helpers
 
     /// A stack whose gateway and cleanup call the hooks on `port` (`/merge`, `/delete`) signed with `secret`.
