@@ -67,7 +67,7 @@ struct ReplicaTests {
                 #expect(try await cluster.state(of: guest.uid) == .active)
 
                 // Once it is older than the claim lifetime, this replica takes it over.
-                cluster.advance(seconds: 301)
+                cluster.advance(seconds: 31)
                 let report = try await cleanup.sweep()
                 #expect(report.expiredGuests == 1 && report.skipped == 0 && report.errors == 0)
                 #expect(try await cluster.state(of: guest.uid) == nil)

@@ -209,9 +209,9 @@ struct AppHookTests {
                 try await receiver.release()
                 try await stack.processes.restart(.cleanup)
 
-                // Then the first sweep after the dead process's claim on the guest expired (300 s) finishes the
+                // Then the first sweep after the dead process's claim on the guest lapsed (30 s) finishes the
                 // merge: the account has the guest's document, the guest is gone
-                try stack.setClockOffset(seconds: RunningStack.offset(stack.clockFile) + 301)
+                try stack.setClockOffset(seconds: RunningStack.offset(stack.clockFile) + 31)
                 let report = try await stack.sweep()
                 #expect(report.stuckFinished == 1)
                 #expect(try await stack.databases.state(of: guest.uid) == nil)
@@ -254,6 +254,43 @@ struct AppHookTests {
                 #expect(Set(calls.map { $0.data["uid"] as? String ?? "" }) == Set(guests))
                 #expect(calls.allSatisfy { $0.type == "user.deleting" && $0.data["reason"] as? String == "ttl" })
             }
+        }
+    }
+
+    @Test("cleanup renews its claim on an account while the app's hook takes its time")
+    func claimRenewedWhileWaiting() async throws {
+        let secret = WebhookReceiver.newSecret()
+        try await WebhookReceiver.with(secret: secret) { receiver, port in
+            var options = Self.options(.sqlite, port: port, secret: secret)
+            options.prepare = Self.prepare(port: port, timeoutSeconds: 20)
+            options.environment = [.cleanup: ["FOYER_CLEANUP_CLAIM_SECONDS": "3"]]
+            try await withRunningStack(options) { stack in
+                // Given an idle guest, and an app that holds the delete hook's answer
+                let guest = try await stack.withClient { try await $0.signInAsGuest().uid }
+                try stack.setClockOffset(seconds: 31 * 86_400)
+                try await receiver.hold()
+
+                // When cleanup's sweep waits on the app for longer than the claim lifetime (3 s)
+                let sweep = Task { try await stack.sweep() }
+                _ = try await receiver.wait(held: 1)
+                let first = try await Self.newestClaim(stack)
+                try await Task.sleep(for: .seconds(2.5))
+
+                // Then its claim was renewed meanwhile (every second), so no other replica takes the guest over
+                #expect(try await Self.newestClaim(stack) > first)
+                try await receiver.release()
+                #expect(try await sweep.value.expiredGuests == 1)
+                #expect(try await stack.databases.state(of: guest) == nil)
+                #expect(try await stack.databases.claimCount() == 0)
+            }
+        }
+    }
+
+    /// The newest claim time in cleanup's database (µs).
+    static func newestClaim(_ stack: RunningStack) async throws -> Int64 {
+        try await stack.databases.cleanup.withConnection { sql in
+            try await sql.raw("SELECT MAX(claimed_at) AS t FROM cleanup_claims").first()?
+                .decode(column: "t", as: Int64?.self) ?? 0
         }
     }
 

@@ -45,11 +45,12 @@ public struct CleanupConfiguration: Sendable {
     /// reason and the time.
     public static let defaultRecordRetention: Duration = .seconds(731 * 86_400)
     public var recordRetention: Duration = CleanupConfiguration.defaultRecordRetention
-    /// How long a replica's claim on an account keeps other replicas away. A claim older than this (its replica
-    /// died mid-account) may be taken over. Longer than one account's deletion or merge can take. Default 5 minutes.
     /// The app's merge and delete hooks (the gateway must be given the same); nil: none.
     public var appHooks: AppHookSettings?
-    public var claimLifetime: Duration = .seconds(300)
+    /// How long a replica's claim on an account keeps other replicas away once it stops renewing it (it renews every
+    /// third of this while it works): a claim older than this (its replica died mid-account) may be taken over.
+    /// Default 30 seconds.
+    public var claimLifetime: Duration = .seconds(30)
     /// A dry run counts expired guests up to this many (in pages of 1000). Default 100,000.
     public var dryRunCountMax: Int = 100_000
     /// This replica's name, unique among the replicas sharing a database: it marks the claims it takes.

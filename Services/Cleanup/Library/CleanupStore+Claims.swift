@@ -6,7 +6,8 @@ import SQLKit
 /// inserts a claim row for the account's pseudonymous id; only the replica whose insert lands works on it, the
 /// others skip it. The claim is removed when the work is done (or failed). A claim older than the claim lifetime
 /// belongs to a replica that died mid-account and may be taken over (the steps are idempotent, so finishing
-/// another replica's work is safe).
+/// another replica's work is safe). A replica renews its claims while it works, so the lifetime can be short: it
+/// bounds how long a dead replica's accounts wait, not how long one account may take.
 extension CleanupStore {
     /// Claims `subject` for `replica`: true if this replica may work on it now.
     func claim(subject: String, replica: String, now: Date, staleBefore: Date) async throws -> Bool {
@@ -30,6 +31,19 @@ extension CleanupStore {
                 if row != nil { won.insert(subject) }
             }
             return won
+        }
+    }
+
+    /// Renews `replica`'s claims on `subjects` (those another replica has taken over stay theirs).
+    func renew(subjects: [String], replica: String, now: Date) async throws {
+        guard !subjects.isEmpty else { return }
+        try await database.transaction { sql in
+            try await sql.raw(
+                """
+                UPDATE cleanup_claims SET claimed_at = \(SQLTimestamp(now))
+                WHERE subject IN (\(binds: subjects)) AND replica = \(bind: replica)
+                """
+            ).run()
         }
     }
 

@@ -165,7 +165,7 @@ final class Sweeper: Sendable {
         let claimed = uids.indices.filter { won.contains(subjects[$0]) }
         var outcomes = [AccountOutcome](repeating: .skipped, count: uids.count)
         if !claimed.isEmpty {
-            let answered = await body(claimed.map { uids[$0] })
+            let answered = await whileRenewing(claimed.map { subjects[$0] }) { await body(claimed.map { uids[$0] }) }
             for (index, outcome) in zip(claimed, answered) { outcomes[index] = outcome }
         }
         do {
@@ -175,6 +175,30 @@ final class Sweeper: Sendable {
             logger.warning("releasing claims failed", metadata: ["error": "\(error)"])
         }
         return outcomes
+    }
+
+    /// Runs `body` while renewing this replica's claims on `subjects` every third of the claim lifetime, so that a
+    /// slow account (an app hook that takes its time) keeps its claim and a dead replica's claims lapse soon.
+    private func whileRenewing<T: Sendable>(_ subjects: [String], _ body: () async -> T) async -> T {
+        let replica = configuration.replicaID
+        let interval = configuration.claimLifetime / 3
+        return await withTaskGroup(of: Void.self) { group in
+            group.addTask { [store, logger] in
+                while !Task.isCancelled {
+                    do {
+                        try await Task.sleep(for: interval)
+                        try await store.renew(subjects: subjects, replica: replica, now: self.now)
+                    } catch is CancellationError {
+                        return
+                    } catch {
+                        logger.warning("renewing claims failed", metadata: ["error": "\(error)"])
+                    }
+                }
+            }
+            let result = await body()
+            group.cancelAll()
+            return result
+        }
     }
 
     /// Runs `work` on each batch of accounts, `configuration.deletionConcurrency` batches at once, counting each

@@ -44,9 +44,9 @@ public struct GatewayConfiguration: Sendable {
     /// The feature a guest lacks for `importDocuments`.
     public var importFeature = "import"
 
-    /// How often at most the gateway tells identity that a user was active (per user, per replica).
     /// The app's merge and delete hooks (cleanup must be given the same); nil: none.
     public var appHooks: AppHookSettings?
+    /// How often at most the gateway tells identity that a user was active (per user, per replica).
     public var activityInterval: Duration = .seconds(600)
     /// Operation results remembered, so a retried link or delete returns the first answer: in this replica's memory
     /// (at most `rememberedOperationsMax`) and, for every replica, sealed in identity.
