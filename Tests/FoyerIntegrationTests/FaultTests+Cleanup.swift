@@ -35,9 +35,9 @@ extension FaultTests {
         )
 
         // Then cleanup, restarted, finishes the deletion on its first sweep after the dead process's claim on the
-        // guest expired (a claim keeps other replicas away for the claim lifetime, 300 s)
+        // guest expired (a claim nobody renews keeps other replicas away for the claim lifetime, 30 s)
         try await stack.processes.restart(.cleanup, environment: defaults)
-        try stack.setClockOffset(seconds: RunningStack.offset(stack.clockFile) + 301)
+        try stack.setClockOffset(seconds: RunningStack.offset(stack.clockFile) + 31)
         let report = try await stack.sweep()
         #expect(report.errors == 0, "\(report)\n\(stack.logs())")
         #expect(try await stack.databases.state(of: guest) == nil, "the sweep left the deletion unfinished")
