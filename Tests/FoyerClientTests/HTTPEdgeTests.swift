@@ -160,10 +160,19 @@ struct HTTPEdgeTests {
         } _: { edge in
             let badToken = try await edge.send("GET", "/v1/me", token: "not-a-token")
             #expect(badToken.status == 401)
-            #expect(badToken.header("WWW-Authenticate") == "Bearer")
+            let challenge = try #require(badToken.header("WWW-Authenticate"))
+            let prefix = "Bearer error=\"invalid_token\", error_description=\""
+            #expect(challenge.hasPrefix(prefix + "invalid-token: "))
+            #expect(challenge.hasSuffix("\""))
+            #expect(!challenge.dropFirst(prefix.count).dropLast().contains { $0 == "\"" || $0 == "\\" })
             #expect(badToken.header("Content-Type") == "application/problem+json")
             #expect(badToken["code"]?.string == "invalid-token")
             #expect(badToken["wireStatus"]?.int == 0x3101)
+
+            // RFC 6750 section 3.1: no error code when the request carried no token
+            let noToken = try await edge.send("GET", "/v1/me")
+            #expect(noToken.status == 401)
+            #expect(noToken.header("WWW-Authenticate") == "Bearer")
 
             let unknown = try await edge.send("GET", "/v1/nothing-here")
             #expect(unknown.status == 404)

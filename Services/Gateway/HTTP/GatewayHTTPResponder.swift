@@ -53,12 +53,15 @@ struct GatewayHTTPResponder: HTTPResponder {
             return preflight(origin: origin)
         }
         var response: Response
+        // RFC 6750 section 3.1: a 401 names the error only when the request presented a bearer token.
+        let presentedToken = HTTPCall(authorization: request.headers[.authorization]).optionalBearerToken()
+        let tokenPresented = presentedToken?.isEmpty == false
         do {
             response = try await answer(request, context: context, route: &route)
         } catch let problem as HTTPProblem {
-            response = Self.problemResponse(problem)
+            response = Self.problemResponse(problem, tokenPresented: tokenPresented)
         } catch let error as RPCError {
-            response = Self.problemResponse(HTTPProblem(error))
+            response = Self.problemResponse(HTTPProblem(error), tokenPresented: tokenPresented)
         } catch {
             logger.error("HTTP request failed", metadata: ["error": "\(String(reflecting: error))"])
             response = Self.problemResponse(HTTPProblem(RPCError(.internal, "internal error")))
@@ -141,6 +144,9 @@ struct GatewayHTTPResponder: HTTPResponder {
         )
     }
 
+    /// The 401 statuses about a credential the body carried, not the bearer token.
+    static let credentialProblems: Set = ["invalid-credentials", "refresh-token-reused"]
+
     static func jsonResponse(_ json: JSONValue, status: Int, contentType: String = "application/json") -> Response {
         var headers = HTTPFields()
         headers[.contentType] = contentType
@@ -151,12 +157,35 @@ struct GatewayHTTPResponder: HTTPResponder {
         )
     }
 
-    static func problemResponse(_ problem: HTTPProblem) -> Response {
+    /// The problem's answer; a 401 carries `WWW-Authenticate` (``bearerChallenge(_:tokenPresented:)``).
+    static func problemResponse(_ problem: HTTPProblem, tokenPresented: Bool = false) -> Response {
         // An operation in progress (202) is not a problem; its body has the problem's members all the same.
         let type = problem.status < 400 ? "application/json" : "application/problem+json"
         var response = jsonResponse(problem.json, status: problem.status, contentType: type)
         if let seconds = problem.retryAfterSeconds { response.headers[.retryAfter] = String(seconds) }
-        if problem.status == 401 { response.headers[.wwwAuthenticate] = "Bearer" }
+        if problem.status == 401 {
+            response.headers[.wwwAuthenticate] = bearerChallenge(problem, tokenPresented: tokenPresented)
+        }
         return response
+    }
+
+    /// The RFC 6750 section 3 challenge of a 401: `Bearer` alone when the request presented no bearer token (no
+    /// error code when it lacked authentication, section 3.1) or when what was refused is a credential in the body
+    /// (a password, a refresh token), else `error="invalid_token"` with the problem's code and detail as
+    /// `error_description`, kept to the characters its grammar allows (visible ASCII and space, without `"` and
+    /// `\`).
+    static func bearerChallenge(_ problem: HTTPProblem, tokenPresented: Bool) -> String {
+        guard tokenPresented, !credentialProblems.contains(problem.name) else { return "Bearer" }
+        let description = String(
+            decoding: "\(problem.name): \(problem.detail)".utf8.map { byte -> UInt8 in
+                switch byte {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"): UInt8(ascii: "'")
+                case 0x20...0x7E: byte
+                default: UInt8(ascii: "?")
+                }
+            },
+            as: UTF8.self
+        )
+        return "Bearer error=\"invalid_token\", error_description=\"\(description)\""
     }
 }
