@@ -153,7 +153,7 @@ struct HTTPEdgeTests {
         }
     }
 
-    @Test("Failures are problem+json with the mapped status: 401, 404, 405, 400, 413")
+    @Test("Failures are problem+json with the mapped status: 401, 404, 405, 400, 415, 413")
     func problems() async throws {
         try await withHTTPEdge {
             $0.bodyByteCountMax = 4096
@@ -189,10 +189,56 @@ struct HTTPEdgeTests {
                 "/v1/documents/notes/a",
                 token: token,
                 idempotencyKey: "key-1",
+                headers: ["Content-Type": "application/json"],
                 rawBody: Data("{not json".utf8)
             )
             #expect(badJSON.status == 400)
             #expect(badJSON["code"]?.string == "invalid-argument")
+
+            // A body that is not application/json is refused: a text/plain one needs no CORS preflight
+            let plainText = try await edge.send(
+                "PUT",
+                "/v1/documents/notes/a",
+                token: token,
+                idempotencyKey: "key-3",
+                headers: ["Content-Type": "text/plain"],
+                rawBody: Data(#"{"value": "x"}"#.utf8)
+            )
+            #expect(plainText.status == 415)
+            #expect(plainText.header("Content-Type") == "application/problem+json")
+            #expect(plainText["code"]?.string == "unsupported-media-type")
+            let withCharset = try await edge.send(
+                "PUT",
+                "/v1/documents/notes/a",
+                token: token,
+                idempotencyKey: "key-4",
+                headers: ["Content-Type": "Application/JSON; charset=utf-8"],
+                rawBody: Data(#"{"value": "x"}"#.utf8)
+            )
+            #expect(withCharset.status == 200)
+
+            // A member the document does not name is refused, by name, in a nested object too
+            let unknownMember = try await edge.send(
+                "PUT",
+                "/v1/documents/notes/b",
+                token: token,
+                idempotencyKey: "key-5",
+                json: ["value": "x", "expectedVersoin": 1]
+            )
+            #expect(unknownMember.status == 400)
+            #expect(unknownMember["code"]?.string == "invalid-argument")
+            #expect(unknownMember["detail"]?.string?.contains("\"expectedVersoin\"") == true)
+            let unknownNested = try await edge.send(
+                "POST",
+                "/v1/sessions",
+                json: ["credential": ["type": "password", "email": "a@b.example", "password": "x", "pin": "1"]]
+            )
+            #expect(unknownNested.status == 400)
+            #expect(unknownNested["detail"]?.string?.contains("\"credential.pin\"") == true)
+
+            // A bodyless call needs no Content-Type
+            let bodyless = try await edge.send("DELETE", "/v1/documents/notes/a", token: token)
+            #expect(bodyless.status == 200)
 
             let noKey = try await edge.send("POST", "/v1/guests")
             #expect(noKey.status == 400)

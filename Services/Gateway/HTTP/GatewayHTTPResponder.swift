@@ -113,6 +113,7 @@ struct GatewayHTTPResponder: HTTPResponder {
             bodyLimit: configuration.bodyByteCountMax,
             timeout: configuration.requestTimeout
         )
+        try HTTPCall.onlyMembers(HTTPOperations.bodyMembers[operation.operationID] ?? [], of: call.body)
         let dispatcher = GatewayDispatcher(
             router: gateway.router,
             deadline: .now() + configuration.requestTimeout,

@@ -118,7 +118,16 @@ extension GatewayJSON {
     /// A `Credential` object (`type` password, emailLink or idToken).
     static func credential(_ value: JSONValue?) throws(HTTPProblem) -> Credential {
         guard case .object(let object)? = value else { throw .invalidArgument("\"credential\" must be an object") }
-        switch try HTTPCall.optionalString("type", in: object) {
+        let type = try HTTPCall.optionalString("type", in: object)
+        let members: Set<String> =
+            switch type {
+            case "password": ["type", "email", "password"]
+            case "emailLink": ["type", "token", "verifier"]
+            case "idToken": ["type", "provider", "idToken", "rawNonce", "authorizationCode"]
+            default: Set(object.keys)  // the type's own error below
+            }
+        try HTTPCall.onlyMembers(members, of: object, at: "credential")
+        switch type {
         case "password":
             return .password(email: try required("email", object), password: try required("password", object))
         case "emailLink":

@@ -59,6 +59,20 @@ struct HTTPCall: Sendable {
         try Self.optionalString(name, in: body)
     }
 
+    /// Refuses a member of `object` outside `allowed` (400 naming it; `path` is where the object sits, as in
+    /// `credential`), the document's `additionalProperties: false`.
+    static func onlyMembers(
+        _ allowed: Set<String>,
+        of object: [String: JSONValue],
+        at path: String? = nil
+    )
+        throws(HTTPProblem)
+    {
+        guard let unknown = object.keys.filter({ !allowed.contains($0) }).min() else { return }
+        let name = path.map { "\($0).\(unknown)" } ?? unknown
+        throw .invalidArgument("unknown member \"\(name)\"")
+    }
+
     static func optionalString(_ name: String, in object: [String: JSONValue]) throws(HTTPProblem) -> String? {
         switch object[name] {
         case nil, .null?: return nil

@@ -233,6 +233,7 @@ enum HTTPOperations {
         var entries: [GatewayImportRequest.Entry] = []
         for item in items {
             guard case .object(let object) = item else { throw .invalidArgument("each document must be an object") }
+            try HTTPCall.onlyMembers(["collection", "key", "value", "valueBase64"], of: object, at: "documents[]")
             let itemCollection = try GatewayJSON.required("collection", object)
             guard collection == nil || collection == itemCollection else {
                 throw .invalidArgument("the documents of one import must share one collection")
@@ -252,4 +253,27 @@ enum HTTPOperations {
             idempotencyKey: try call.idempotencyKey(required: true)
         )
     }
+}
+
+extension HTTPOperations {
+    /// The members each operation's JSON body may have, as docs/openapi.yaml's request schemas say
+    /// (`additionalProperties: false`); any other is refused with 400 naming it, so that a misspelt optional member
+    /// (`onConflit`) is not silently dropped. An operation not listed takes no body members (an empty body or `{}`).
+    static let bodyMembers: [String: Set<String>] = [
+        "signIn": ["credential"],
+        "refreshSession": ["refreshToken"],
+        "startEmailLink": ["email", "purpose", "verifierChallenge"],
+        "completeEmailLink": ["mergePolicy", "onConflict", "purpose", "token", "verifier"],
+        "consumeCounter": ["amount"],
+        "releaseCounter": ["amount"],
+        "linkCredential": ["credential", "mergePolicy", "onConflict"],
+        "resolveConflict": ["choice", "mergePolicy", "ticket"],
+        "putDocument": ["expectedVersion", "value", "valueBase64"],
+        "importDocuments": ["documents"],
+        "startPasswordReset": ["email", "verifierChallenge"],
+        "completePasswordReset": ["newPassword", "token", "verifier"],
+        "changePassword": ["currentPassword", "newPassword"],
+        "startEmailChange": ["currentPassword", "newEmail", "verifierChallenge"],
+        "completeEmailChange": ["token", "verifier"],
+    ]
 }

@@ -43,6 +43,14 @@ struct HTTPProblem: Error, Sendable {
         )
     }
 
+    static func unsupportedMediaType(_ contentType: String?) -> HTTPProblem {
+        HTTPProblem(
+            status: 415,
+            name: "unsupported-media-type",
+            detail: "a request body must be sent as Content-Type: application/json, not \(contentType ?? "none")"
+        )
+    }
+
     static func unavailable(_ detail: String) -> HTTPProblem {
         HTTPProblem(status: 503, name: "unavailable", detail: detail, wireStatus: RPCStatus.unavailable.rawValue)
     }
