@@ -87,6 +87,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-atomics.git", from: "1.3.0"),
         // The gateway's HTTP/JSON edge (FoyerGatewayHTTP and the gateway executable only).
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        // The HTTP parts Hummingbird's channel carries, for the edge's own handler in it (Hummingbird depends on it).
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         // Metrics: the API every target records through (CoreMetrics), and the Prometheus registry the services'
         // `/metrics` endpoints render (FoyerServiceKit only).
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
@@ -211,6 +213,7 @@ let package = Package(
                 nioCore,
                 nioPosix,
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 coreMetrics,
@@ -304,6 +307,8 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdHTTP2", package: "hummingbird"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 nioCore,

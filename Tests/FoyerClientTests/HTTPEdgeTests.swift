@@ -256,6 +256,25 @@ struct HTTPEdgeTests {
         }
     }
 
+    @Test("A request head past the 16 KiB cap is answered 431 problem+json, not an empty 400")
+    func oversizedHead() async throws {
+        try await withHTTPEdge { edge in
+            let port = try #require(URL(string: edge.baseURL)?.port)
+            let connection = try await RawHTTPConnection.connect(port: port, from: "127.0.0.1")
+            let padding = String(repeating: "x", count: 20 * 1024)
+            try await connection.send("GET /v1/me HTTP/1.1\r\nHost: gateway\r\nX-Padding: \(padding)\r\n\r\n")
+            let answer = try await connection.readUntilClosed()
+            #expect(answer.hasPrefix("HTTP/1.1 431"))
+            #expect(answer.lowercased().contains("content-type: application/problem+json"))
+            let body = try #require(answer.range(of: "\r\n\r\n").map { answer[$0.upperBound...] })
+            let problem = try #require(JSONValue.parse(Array(body.utf8)))
+            #expect(problem["code"]?.string == "request-header-fields-too-large")
+            #expect(problem["status"]?.int == 431)
+            let limit: Int64 = 16 * 1024
+            #expect(problem["headerLimit"]?.int == limit)
+        }
+    }
+
     @Test("JWKS and OpenID configuration are served for JWT libraries; health and readiness answer")
     func wellKnown() async throws {
         try await withHTTPEdge {

@@ -24,13 +24,20 @@ final class HTTPListener<Responder: HTTPResponder>: Sendable where Responder.Con
         )
     }
 
-    /// The HTTP/1.1 channel settings of a listener: its idle timeout and header caps.
+    /// The HTTP/1.1 channel settings of a listener: its idle timeout and header caps (a head past them is answered
+    /// 431, ``RequestHeadTooLargeHandler``).
     static func channelConfiguration(
         idleTimeoutSeconds: Int64,
         headerByteCountMax: Int,
         headerFieldCountMax: Int
     ) -> HTTP1Channel.Configuration {
         HTTP1Channel.Configuration(
+            additionalChannelHandlers: [
+                RequestHeadTooLargeHandler(
+                    headerByteCountMax: headerByteCountMax,
+                    headerFieldCountMax: headerFieldCountMax
+                )
+            ],
             idleTimeout: .seconds(idleTimeoutSeconds),
             httpDecoderConfiguration: .init(
                 maxHeaderFieldSize: headerByteCountMax,
