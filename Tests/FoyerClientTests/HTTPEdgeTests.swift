@@ -1,5 +1,7 @@
 import Foundation
+import FoyerAPI
 import FoyerJSON
+import FoyerRPC
 import Testing
 
 @testable import FoyerGatewayHTTP
@@ -254,6 +256,51 @@ struct HTTPEdgeTests {
             #expect(oversized.status == 413)
             #expect(oversized["code"]?.string == "body-too-large")
         }
+    }
+
+    @Test("A guest that deleted itself: its old token is refused with 401 on every kind of call")
+    func deletedGuestsTokenIs401() async throws {
+        try await withHTTPEdge { edge in
+            let guest = try await edge.send("POST", "/v1/guests", idempotencyKey: guestKey())
+            let token = try #require(guest["accessToken"]?.string)
+            let put = try await edge.send(
+                "PUT",
+                "/v1/documents/notes/a",
+                token: token,
+                idempotencyKey: UUID().uuidString,
+                json: ["value": "x"]
+            )
+            #expect(put.status == 200)
+            let deletion = try await edge.send("DELETE", "/v1/me", token: token, idempotencyKey: UUID().uuidString)
+            #expect(deletion.status == 200)
+
+            let calls: [(String, String, JSONValue?)] = [
+                ("GET", "/v1/me", nil), ("GET", "/v1/me/quota", nil), ("GET", "/v1/documents/notes/a", nil),
+                ("GET", "/v1/documents/notes", nil), ("PUT", "/v1/documents/notes/b", ["value": "y"]),
+                ("POST", "/v1/me/quota/documents/consume", nil), ("DELETE", "/v1/me", nil),
+            ]
+            for (verb, path, json) in calls {
+                let refused = try await edge.send(
+                    verb,
+                    path,
+                    token: token,
+                    idempotencyKey: UUID().uuidString,
+                    json: json
+                )
+                #expect(refused.status == 401, "\(verb) \(path): \(refused.status) \(refused["code"]?.string ?? "")")
+                #expect(refused.header("WWW-Authenticate")?.hasPrefix("Bearer error=\"invalid_token\"") == true)
+            }
+        }
+    }
+
+    @Test("The services' statuses for a user being deleted are 401 for the caller's own calls, as before otherwise")
+    func callerGoneMapping() {
+        for status in [IdentityStatus.accountNotActive, GuestQuotaStatus.accountNotFound, UserDataStatus.uidDeleted] {
+            let error = RPCError(status, "the user is being deleted")
+            #expect(HTTPProblem(error, forCaller: true).status == 401)
+            #expect(HTTPProblem(error).status != 401)
+        }
+        #expect(ProblemMapping.touchesAnotherAccount.isSubset(of: Set(HTTPOperations.all.map(\.operationID))))
     }
 
     @Test("A request head past the 16 KiB cap is answered 431 problem+json, not an empty 400")

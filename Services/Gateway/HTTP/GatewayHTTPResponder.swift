@@ -121,7 +121,15 @@ struct GatewayHTTPResponder: HTTPResponder {
             logger: logger,
             allocator: ByteBufferAllocator()
         )
-        let json = try await operation.run(call, dispatcher)
+        let json: JSONValue
+        do {
+            json = try await operation.run(call, dispatcher)
+        } catch let error as RPCError {
+            let forCaller =
+                call.optionalBearerToken() != nil
+                && !ProblemMapping.touchesAnotherAccount.contains(operation.operationID)
+            throw HTTPProblem(error, forCaller: forCaller)
+        }
         return Self.jsonResponse(json, status: operation.successStatus)
     }
 

@@ -55,11 +55,12 @@ struct HTTPProblem: Error, Sendable {
         HTTPProblem(status: 503, name: "unavailable", detail: detail, wireStatus: RPCStatus.unavailable.rawValue)
     }
 
-    /// The problem for a binary answer: its status name, the HTTP status of ``ProblemMapping``, and its details.
-    init(_ error: RPCError) {
+    /// The problem for a binary answer: its status name, the HTTP status of ``ProblemMapping`` (`forCaller` as
+    /// there), and its details.
+    init(_ error: RPCError, forCaller: Bool = false) {
         let name = FoyerStatusNames.name(of: error.status)
         self.init(
-            status: ProblemMapping.httpStatus(name: name, status: error.status),
+            status: ProblemMapping.httpStatus(name: name, status: error.status, forCaller: forCaller),
             name: name,
             detail: error.message,
             wireStatus: error.status.rawValue,

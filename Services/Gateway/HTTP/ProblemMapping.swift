@@ -20,12 +20,21 @@ enum ProblemMapping {
         "ticket-invalid", "last-credential",
     ]
     static let tooMany: Set = ["rate-limited", "signup-rate-limited", "guest-cap-reached", "too-many-attempts"]
+    /// The statuses the services answer for a user that is being deleted or merged away, or is gone: identity's
+    /// `account-not-active`, guest-quota's `account-not-found`, user-data's `uid-deleted`. For a call made with an
+    /// access token they say the token's user is gone or going, which is a 401 like a revoked token (the session
+    /// is revoked by then, or is about to be), not a 400 or 404 the app would show as a failed call.
+    static let callerGone: Set = ["account-not-active", "account-not-found", "uid-deleted"]
+    /// The operations where those statuses may speak of another account than the caller's (the account a link
+    /// merges with): they keep their own mapping there.
+    static let touchesAnotherAccount: Set = ["linkCredential", "resolveConflict", "completeEmailLink"]
 
-    /// The HTTP status of a binary status named `name`.
-    static func httpStatus(name: String, status: RPCStatus) -> Int {
+    /// The HTTP status of a binary status named `name`; `forCaller` when it answers a call made with an access
+    /// token that concerns only the caller's account (``callerGone``).
+    static func httpStatus(name: String, status: RPCStatus, forCaller: Bool = false) -> Int {
         // Not a failure: the operation goes on (the app's hook has not answered); the same request continues it.
         if status == GatewayStatus.operationInProgress { return 202 }
-        if unauthorized.contains(name) { return 401 }
+        if unauthorized.contains(name) || (forCaller && callerGone.contains(name)) { return 401 }
         if forbidden.contains(name) { return 403 }
         if notFound.contains(name) { return 404 }
         if conflict.contains(name) { return 409 }
