@@ -1,33 +1,49 @@
 import Crypto
 import FoyerBase64URL
 
-/// The secret that makes an email link redeemable only by the client that asked for it.
+/// The secret that makes an email link redeemable only by the client that asked for it: PKCE as RFC 7636 has it.
 ///
-/// `sendEmailLink` sends the `challenge` (SHA-256 of the verifier); the client keeps the verifier until the
-/// link comes back (in memory, or in the session file between two runs of `foyer`), and presents it with the
-/// link's token. A link scanner that fetches the URL has the token but not the verifier, so it consumes nothing.
+/// `sendEmailLink` sends the `challenge` (S256: SHA-256 of the verifier's ASCII text); the client keeps the
+/// verifier until the link comes back (in memory, or in the session file between two runs of `foyer`), and
+/// presents it with the link's token. A link scanner that fetches the URL has the token but not the verifier, so
+/// it consumes nothing.
 public struct EmailLinkVerifier: Hashable, Sendable {
-    /// 32 random bytes.
+    /// The verifier's text as ASCII bytes: 43 unreserved characters (the base64url of 32 random bytes) for a new one.
     public let bytes: [UInt8]
 
     /// A new random verifier.
     public init() {
-        bytes = secureRandomBytes(count: 32)
+        bytes = Array(Base64URL.encode(secureRandomBytes(count: 32)).utf8)
     }
 
-    /// A verifier kept earlier (`text`).
+    /// A verifier kept earlier (`text`): 1-128 of `A-Z a-z 0-9 - . _ ~`.
     public init(text: String) throws(FoyerError) {
-        guard let bytes = try? Base64URL.decode(text), (1...128).contains(bytes.count) else {
-            throw .invalidInput("the email-link verifier is not base64url of 1 to 128 bytes")
+        let bytes = Array(text.utf8)
+        guard (1...128).contains(bytes.count), bytes.allSatisfy(Self.isUnreserved) else {
+            throw .invalidInput("the email-link verifier is not 1 to 128 characters of A-Z a-z 0-9 - . _ ~")
         }
         self.bytes = bytes
     }
 
-    /// What the server keeps with the link: SHA-256 of the verifier (32 bytes).
+    /// What the server keeps with the link: SHA-256 of the verifier's text (32 bytes; its base64url is RFC 7636's
+    /// S256 `code_challenge`).
     public var challenge: [UInt8] { Array(SHA256.hash(data: bytes)) }
 
-    /// The verifier as base64url, to keep it between runs.
-    public var text: String { Base64URL.encode(bytes) }
+    /// The verifier's text, to keep it between runs and to send it over HTTP.
+    public var text: String { Self.text(of: bytes) }
+
+    /// A verifier's text from the bytes a request carries.
+    static func text(of bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }
+
+    private static func isUnreserved(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+            UInt8(ascii: "~"):
+            true
+        default: false
+        }
+    }
 }
 
 /// The nonce of a Sign in with Apple / Google request.

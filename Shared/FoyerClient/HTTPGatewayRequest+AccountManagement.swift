@@ -26,7 +26,7 @@ extension HTTPGatewayRequest {
             (verb, path) = ("POST", "/v1/password-resets/complete")
             body["token"] = .string(request.token)
             body["newPassword"] = .string(request.newPassword)
-            if let verifier = request.verifier { body["verifier"] = .string(Base64URL.encode(verifier)) }
+            if let verifier = request.verifier { body["verifier"] = .string(EmailLinkVerifier.text(of: verifier)) }
         case (GatewayMethods.changePassword.id, let request as PasswordChangeRequest):
             (verb, path, token) = ("POST", "/v1/me/password", request.accessToken)
             body["newPassword"] = .string(request.newPassword)
@@ -45,7 +45,7 @@ extension HTTPGatewayRequest {
         case (GatewayMethods.completeEmailChange.id, let request as CompleteEmailChangeRequest):
             (verb, path) = ("POST", "/v1/email-changes/complete")
             body["token"] = .string(request.token)
-            if let verifier = request.verifier { body["verifier"] = .string(Base64URL.encode(verifier)) }
+            if let verifier = request.verifier { body["verifier"] = .string(EmailLinkVerifier.text(of: verifier)) }
         default:
             throw FoyerError(
                 status: .unimplemented,

@@ -151,7 +151,9 @@ struct HTTPGatewayRequest: Sendable, Equatable {
         case .password(let email, let password):
             return ["type": "password", "email": .string(email), "password": .string(password)]
         case .emailLink(let token, let verifier):
-            return ["type": "emailLink", "token": .string(token), "verifier": .string(Base64URL.encode(verifier))]
+            return [
+                "type": "emailLink", "token": .string(token), "verifier": .string(EmailLinkVerifier.text(of: verifier)),
+            ]
         case .idToken(let provider, let idToken, let rawNonce, let code):
             return JSONValue.object([
                 "type": "idToken", "provider": .string(provider.description), "idToken": .string(idToken),

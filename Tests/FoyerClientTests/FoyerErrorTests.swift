@@ -1,4 +1,5 @@
 import FoyerAPI
+import FoyerBase64URL
 import FoyerClient
 import FoyerRPC
 import FoyerWire
@@ -93,9 +94,13 @@ struct FoyerErrorTests {
     @Test("Email-link helpers: verifier, challenge, token in a link; ID-token nonce")
     func helpers() throws {
         let verifier = EmailLinkVerifier()
-        #expect(verifier.bytes.count == 32)
+        #expect(verifier.text.count == 43 && verifier.bytes == Array(verifier.text.utf8))
         #expect(verifier.challenge.count == 32)
         #expect(try EmailLinkVerifier(text: verifier.text) == verifier)
+        // RFC 7636, appendix B: S256 of the verifier's text.
+        let rfc = try EmailLinkVerifier(text: "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk")
+        #expect(Base64URL.encode(rfc.challenge) == "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM")
+        #expect(throws: FoyerError.invalidInput) { try EmailLinkVerifier(text: "not/base64+") }
         #expect(EmailLinkVerifier.token(fromLink: "foyer://email-link#token=abc_DEF-1") == "abc_DEF-1")
         #expect(EmailLinkVerifier.token(fromLink: "Use this link:\n\nhttps://x/y?token=T1&z=2\n") == "T1")
         #expect(EmailLinkVerifier.token(fromLink: " bare ") == "bare")

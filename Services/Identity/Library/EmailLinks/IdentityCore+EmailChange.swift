@@ -131,7 +131,7 @@ extension IdentityCore {
         guard link.consumedAt == nil else { throw IdentityError.tokenAlreadyUsed() }
         guard now < link.expiresAt else { throw IdentityError.tokenExpired("the email-change link has expired") }
         if !link.challenge.isEmpty {
-            guard let verifier, ConstantTime.equals(SHA256.hash(verifier), link.challenge) else {
+            guard let verifier, VerifierChallenge.matches(verifier, link.challenge) else {
                 let failures = link.failedAttempts + 1
                 try await EmailLinkRecords.recordFailure(
                     sql,

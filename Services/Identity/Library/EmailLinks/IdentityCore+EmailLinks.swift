@@ -127,7 +127,7 @@ extension IdentityCore {
             throw IdentityError.tokenAlreadyUsed()
         }
         guard now < link.expiresAt else { throw IdentityError.tokenExpired("the email link has expired") }
-        guard ConstantTime.equals(SHA256.hash(request.verifier), link.challenge) else {
+        guard VerifierChallenge.matches(request.verifier, link.challenge) else {
             let failures = link.failedAttempts + 1
             try await EmailLinkRecords.recordFailure(
                 sql,

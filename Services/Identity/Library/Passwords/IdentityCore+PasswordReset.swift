@@ -179,7 +179,7 @@ extension IdentityCore {
     ) async throws -> PasswordResetOutcome {
         let link = try Self.usableResetLink(try await EmailLinkRecords.load(sql, tokenHash: token.hash), now: now)
         if !link.challenge.isEmpty {
-            guard let verifier, ConstantTime.equals(SHA256.hash(verifier), link.challenge) else {
+            guard let verifier, VerifierChallenge.matches(verifier, link.challenge) else {
                 let failures = link.failedAttempts + 1
                 try await EmailLinkRecords.recordFailure(
                     sql,
