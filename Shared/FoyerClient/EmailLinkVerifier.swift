@@ -1,4 +1,5 @@
 import Crypto
+import FoyerAPI
 import FoyerBase64URL
 
 /// The secret that makes an email link redeemable only by the client that asked for it: PKCE as RFC 7636 has it.
@@ -19,7 +20,7 @@ public struct EmailLinkVerifier: Hashable, Sendable {
     /// A verifier kept earlier (`text`): 1-128 of `A-Z a-z 0-9 - . _ ~`.
     public init(text: String) throws(FoyerError) {
         let bytes = Array(text.utf8)
-        guard (1...128).contains(bytes.count), bytes.allSatisfy(Self.isUnreserved) else {
+        guard CodeVerifier.isValid(bytes) else {
             throw .invalidInput("the email-link verifier is not 1 to 128 characters of A-Z a-z 0-9 - . _ ~")
         }
         self.bytes = bytes
@@ -34,16 +35,6 @@ public struct EmailLinkVerifier: Hashable, Sendable {
 
     /// A verifier's text from the bytes a request carries.
     static func text(of bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }
-
-    private static func isUnreserved(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
-            UInt8(ascii: "~"):
-            true
-        default: false
-        }
-    }
 }
 
 /// The nonce of a Sign in with Apple / Google request.

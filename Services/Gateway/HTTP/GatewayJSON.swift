@@ -154,27 +154,15 @@ extension GatewayJSON {
         }
     }
 
-    /// The `verifier` member: base64url bytes.
-    /// An email link's or reset's verifier, as RFC 7636 spells a `code_verifier`: 1-128 unreserved characters
-    /// (`A-Z a-z 0-9 - . _ ~`; RFC 7636 asks for at least 43). Its challenge is the base64url of SHA-256 of this text's
-    /// ASCII bytes (S256), which is what the binary request carries as the verifier.
+    /// The `verifier` member: an RFC 7636 `code_verifier` (``CodeVerifier``), whose ASCII bytes the binary request
+    /// carries.
     static func verifier(_ object: [String: JSONValue]) throws(HTTPProblem) -> [UInt8] {
         let text = try required("verifier", object)
         let bytes = Array(text.utf8)
-        guard (1...128).contains(bytes.count), bytes.allSatisfy(isUnreserved) else {
+        guard CodeVerifier.isValid(bytes) else {
             throw .invalidArgument("\"verifier\" must be 1-128 characters of A-Z a-z 0-9 - . _ ~ (RFC 7636)")
         }
         return bytes
-    }
-
-    private static func isUnreserved(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
-            UInt8(ascii: "~"):
-            true
-        default: false
-        }
     }
 
     static func required(_ name: String, _ object: [String: JSONValue]) throws(HTTPProblem) -> String {
