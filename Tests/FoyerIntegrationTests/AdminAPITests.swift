@@ -16,8 +16,6 @@ struct AdminAPITests {
     private static let repository = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    private static var engines: [TestEngine] { postgresConfigured ? [.sqlite, .postgres] : [.sqlite] }
-
     private static func options(_ engine: TestEngine) -> RunningStackOptions {
         var options = RunningStackOptions()
         options.engine = engine
@@ -28,7 +26,7 @@ struct AdminAPITests {
 
     @Test(
         "every admin operation, each answer as docs/admin-openapi.yaml says, the audit log naming each action",
-        arguments: engines
+        arguments: testedEngines
     )
     func journey(engine: TestEngine) async throws {
         try await withRunningStack(Self.options(engine)) { stack in

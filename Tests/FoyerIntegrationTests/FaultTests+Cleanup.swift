@@ -1,5 +1,6 @@
 import FoyerClient
 import FoyerStackProcesses
+import FoyerTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -10,9 +11,9 @@ import Glibc
 /// delete-everything (AccountSagas, batched): restarted disarmed, its first sweep once the dead process's claim
 /// has expired must finish the deletion (recovery of the stuck guest, grace 0) and leave nothing of the guest.
 extension FaultTests {
-    @Test("cleanup killed after a step of deleting an expired guest", arguments: deletePoints)
-    func cleanupCrashDuringExpiry(point: String) async throws {
-        let stack = try SharedStack.get()
+    @Test("cleanup killed after a step of deleting an expired guest", arguments: testedEngines, deletePoints)
+    func cleanupCrashDuringExpiry(engine: TestEngine, point: String) async throws {
+        let stack = try SharedStack.get(engine)
         // Given a guest with documents
         let guest = try await stack.withClient { client async throws in
             let guest = try await client.signInAsGuest()

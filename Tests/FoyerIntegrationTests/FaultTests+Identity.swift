@@ -1,4 +1,5 @@
 import FoyerStackProcesses
+import FoyerTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -12,9 +13,13 @@ extension FaultTests {
     static let identityMergePoints = ["identity.afterBeginMerge", "identity.afterFinishMerge"]
     static let identityDeletePoints = ["identity.afterBeginDelete", "identity.afterFinishDelete"]
 
-    @Test("identity killed after a step of a merge commits; the client retries", arguments: identityMergePoints)
-    func identityCrashDuringMerge(point: String) async throws {
-        let stack = try SharedStack.get()
+    @Test(
+        "identity killed after a step of a merge commits; the client retries",
+        arguments: testedEngines,
+        identityMergePoints
+    )
+    func identityCrashDuringMerge(engine: TestEngine, point: String) async throws {
+        let stack = try SharedStack.get(engine)
         let scenario = try await MergeScenario.prepare(stack)
         try await crashIdentity(stack, at: point) { _ = await foyerFailure { try await scenario.link() } }
         try await scenario.recoverAndCheck()
@@ -22,18 +27,22 @@ extension FaultTests {
 
     @Test(
         "identity killed after a step of delete-everything commits; the client retries",
-        arguments: identityDeletePoints
+        arguments: testedEngines,
+        identityDeletePoints
     )
-    func identityCrashDuringDeletion(point: String) async throws {
-        let stack = try SharedStack.get()
+    func identityCrashDuringDeletion(engine: TestEngine, point: String) async throws {
+        let stack = try SharedStack.get(engine)
         let scenario = try await DeletionScenario.prepare(stack)
         try await crashIdentity(stack, at: point) { _ = await foyerFailure { try await scenario.delete() } }
         try await scenario.recoverAndCheck()
     }
 
-    @Test("identity killed after beginMerge commits; cleanup finishes the merge before the client retries")
-    func identityCrashThenRecoveredMerge() async throws {
-        let stack = try SharedStack.get()
+    @Test(
+        "identity killed after beginMerge commits; cleanup finishes the merge before the client retries",
+        arguments: testedEngines
+    )
+    func identityCrashThenRecoveredMerge(engine: TestEngine) async throws {
+        let stack = try SharedStack.get(engine)
         let scenario = try await MergeScenario.prepare(stack)
         try await crashIdentity(stack, at: "identity.afterBeginMerge") {
             _ = await foyerFailure { try await scenario.link() }
@@ -45,9 +54,12 @@ extension FaultTests {
         try await scenario.recoverAndCheck()
     }
 
-    @Test("identity killed after beginDelete commits; cleanup finishes the deletion before the client retries")
-    func identityCrashThenRecoveredDeletion() async throws {
-        let stack = try SharedStack.get()
+    @Test(
+        "identity killed after beginDelete commits; cleanup finishes the deletion before the client retries",
+        arguments: testedEngines
+    )
+    func identityCrashThenRecoveredDeletion(engine: TestEngine) async throws {
+        let stack = try SharedStack.get(engine)
         let scenario = try await DeletionScenario.prepare(stack)
         try await crashIdentity(stack, at: "identity.afterBeginDelete") {
             _ = await foyerFailure { try await scenario.delete() }

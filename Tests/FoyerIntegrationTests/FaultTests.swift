@@ -2,6 +2,7 @@ import Foundation
 import FoyerAPI
 import FoyerClient
 import FoyerStackProcesses
+import FoyerTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -13,8 +14,9 @@ import Glibc
 /// service a step calls killed before the operation starts. Then the crashed service restarts, the client retries
 /// with the same operation id, cleanup sweeps (grace 0), and the databases must hold nothing of the deleted or
 /// merged user and the account's documents and counters exactly once, and every invariant of docs/INVARIANTS.md
-/// must hold (Invariants.swift). FaultTests+Identity.swift kills identity and cleanup in the middle of a step.
-@Suite("Kill at each step of merge and delete-everything", .serialized, .sharedStack())
+/// must hold (Invariants.swift). FaultTests+Identity.swift kills identity and cleanup in the middle of a step. Every
+/// test runs on SQLite and, when `FOYER_TEST_POSTGRES_URL` names one, on PostgreSQL.
+@Suite("Kill at each step of merge and delete-everything, on each engine", .serialized, .sharedStackPerEngine)
 struct FaultTests {
     static let mergePoints = [
         "merge.afterBeginMerge", "merge.afterUserData", "merge.afterGuestQuota", "merge.afterRecord",
@@ -27,9 +29,9 @@ struct FaultTests {
     /// The services that steps 2–4 call (step 1 and 5 call identity, which the operation needs before it starts).
     static let calledServices: [StackService] = [.userData, .guestQuota, .cleanup]
 
-    @Test("The gateway killed after a step of a merge", arguments: mergePoints)
-    func gatewayCrashDuringMerge(point: String) async throws {
-        let stack = try SharedStack.get()
+    @Test("The gateway killed after a step of a merge", arguments: testedEngines, mergePoints)
+    func gatewayCrashDuringMerge(engine: TestEngine, point: String) async throws {
+        let stack = try SharedStack.get(engine)
         let scenario = try await MergeScenario.prepare(stack)
         try await stack.processes.restart(.gateway, environment: ["FOYER_FAULT_KILL_AT": point])
         _ = await foyerFailure { try await scenario.link() }
@@ -38,9 +40,9 @@ struct FaultTests {
         try await scenario.recoverAndCheck()
     }
 
-    @Test("A service killed before its step of a merge", arguments: calledServices)
-    func serviceDownDuringMerge(service: StackService) async throws {
-        let stack = try SharedStack.get()
+    @Test("A service killed before its step of a merge", arguments: testedEngines, calledServices)
+    func serviceDownDuringMerge(engine: TestEngine, service: StackService) async throws {
+        let stack = try SharedStack.get(engine)
         let scenario = try await MergeScenario.prepare(stack)
         #expect(await stack.processes.kill(service) == .signalled(SIGKILL))
         _ = await foyerFailure { try await scenario.link() }
@@ -48,9 +50,9 @@ struct FaultTests {
         try await scenario.recoverAndCheck()
     }
 
-    @Test("The gateway killed after a step of delete-everything", arguments: deletePoints)
-    func gatewayCrashDuringDeletion(point: String) async throws {
-        let stack = try SharedStack.get()
+    @Test("The gateway killed after a step of delete-everything", arguments: testedEngines, deletePoints)
+    func gatewayCrashDuringDeletion(engine: TestEngine, point: String) async throws {
+        let stack = try SharedStack.get(engine)
         let scenario = try await DeletionScenario.prepare(stack)
         try await stack.processes.restart(.gateway, environment: ["FOYER_FAULT_KILL_AT": point])
         _ = await foyerFailure { try await scenario.delete() }
@@ -59,9 +61,9 @@ struct FaultTests {
         try await scenario.recoverAndCheck()
     }
 
-    @Test("A service killed before its step of delete-everything", arguments: calledServices)
-    func serviceDownDuringDeletion(service: StackService) async throws {
-        let stack = try SharedStack.get()
+    @Test("A service killed before its step of delete-everything", arguments: testedEngines, calledServices)
+    func serviceDownDuringDeletion(engine: TestEngine, service: StackService) async throws {
+        let stack = try SharedStack.get(engine)
         let scenario = try await DeletionScenario.prepare(stack)
         #expect(await stack.processes.kill(service) == .signalled(SIGKILL))
         _ = await foyerFailure { try await scenario.delete() }

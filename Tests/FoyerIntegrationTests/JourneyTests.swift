@@ -1,3 +1,4 @@
+import FoyerTestSupport
 import Testing
 
 /// Shares one stack between the tests of a suite: started before the first, stopped (and checked to exit 0)
@@ -23,11 +24,51 @@ extension Trait where Self == SharedStackTrait {
     }
 }
 
+/// One running stack per engine, shared by a suite whose tests take the engine as an argument
+/// (`arguments: testedEngines`) and read its stack with `try SharedStack.get(engine)`.
+struct SharedStacksTrait: SuiteTrait, TestScoping {
+    let engines: [TestEngine]
+
+    func provideScope(
+        for test: Test,
+        testCase: Test.Case?,
+        performing function: @Sendable () async throws -> Void
+    ) async throws {
+        try await Self.start(engines[...], started: [:], function)
+    }
+
+    private static func start(
+        _ engines: ArraySlice<TestEngine>,
+        started: [TestEngine: RunningStack],
+        _ function: @Sendable () async throws -> Void
+    ) async throws {
+        guard let engine = engines.first else {
+            return try await SharedStack.$byEngine.withValue(started) { try await function() }
+        }
+        try await withRunningStack(RunningStackOptions(engine: engine)) { stack in
+            try await start(engines.dropFirst(), started: started.merging([engine: stack]) { $1 }, function)
+        }
+    }
+}
+
+extension Trait where Self == SharedStacksTrait {
+    /// The suite's tests share one running stack per engine of `testedEngines`.
+    static var sharedStackPerEngine: Self { SharedStacksTrait(engines: testedEngines) }
+}
+
+/// The engines the tests run on: SQLite always, PostgreSQL when `FOYER_TEST_POSTGRES_URL` names one.
+let testedEngines: [TestEngine] = postgresConfigured ? [.sqlite, .postgres] : [.sqlite]
+
 enum SharedStack {
     @TaskLocal static var current: RunningStack?
+    @TaskLocal static var byEngine: [TestEngine: RunningStack] = [:]
 
     static func get(sourceLocation: SourceLocation = #_sourceLocation) throws -> RunningStack {
         try #require(current, "the suite has no .sharedStack() trait", sourceLocation: sourceLocation)
+    }
+
+    static func get(_ engine: TestEngine, sourceLocation: SourceLocation = #_sourceLocation) throws -> RunningStack {
+        try #require(byEngine[engine], "the suite has no \(engine) stack", sourceLocation: sourceLocation)
     }
 }
 
