@@ -11,9 +11,11 @@ public enum JWT {
 
     /// Splits and decodes a compact JWS without verifying its signature.
     ///
-    /// Checks, in order: the length cap (before any parsing), exactly three `.`-separated segments, non-empty
-    /// header and signature segments in strict base64url, a header that is a JSON object with unique member
-    /// names, a string `alg` on the ``JWSAlgorithm`` allowlist and no `crit`.
+    /// Checks, in order: the length cap (before any parsing), exactly three `.`-separated segments, a non-empty
+    /// header segment in strict base64url, a header that is a JSON object with unique member names, a string `alg`
+    /// on the ``JWSAlgorithm`` allowlist and no `crit`, then a non-empty signature segment, and the payload and
+    /// signature in strict base64url. So `alg: none` is ``FoyerCryptoError/unsupportedAlgorithm`` with or without
+    /// a signature segment.
     ///
     /// - Throws: ``FoyerCryptoError/inputTooLarge``, ``FoyerCryptoError/malformedToken``,
     ///   ``FoyerCryptoError/unsupportedAlgorithm`` (including `alg: none`) or
@@ -30,21 +32,23 @@ public enum JWT {
         }
         let (headerSegment, payloadSegment, signatureSegment) = (segments[0], segments[1], segments[2])
         guard !headerSegment.isEmpty else { throw FoyerCryptoError.malformedToken("the header segment is empty") }
-        guard !signatureSegment.isEmpty else {
-            throw FoyerCryptoError.malformedToken("the signature segment is empty (unsecured JWS)")
-        }
         let headerJSON = try decodeSegment(headerSegment, name: "header")
-        let payload = try decodeSegment(payloadSegment, name: "payload")
-        let signature = try decodeSegment(signatureSegment, name: "signature")
         // RFC 7515 §4: header parameter names must be unique. JSONDecoder would silently keep one duplicate.
         guard JSONObjectScanner.isObjectWithUniqueMemberNames(headerJSON) else {
             throw FoyerCryptoError.malformedToken("the header is not a JSON object with unique member names")
         }
+        // The header before the signature's presence: an unsecured JWS (`alg: none`, empty signature) is refused
+        // for its algorithm, the same status with or without a signature segment.
         let header = try JOSEJSON.decode(
             JWSHeaderJSON.self,
             from: headerJSON,
             failure: .malformedToken("the header is not a JSON object with a string alg")
         ).header
+        guard !signatureSegment.isEmpty else {
+            throw FoyerCryptoError.malformedToken("the signature segment is empty")
+        }
+        let payload = try decodeSegment(payloadSegment, name: "payload")
+        let signature = try decodeSegment(signatureSegment, name: "signature")
         return UnverifiedJWT(
             header: header,
             headerJSON: headerJSON,

@@ -45,8 +45,10 @@ struct JWTRejectionTests {
     func algNoneIsRefused() {
         let header = Self.segment(#"{"alg":"none"}"#)
         let payload = Self.segment(#"{"sub":"admin"}"#)
-        #expect(throws: FoyerCryptoError.malformedToken) { try JWT.decode(header + "." + payload + ".") }
+        #expect(throws: FoyerCryptoError.unsupportedAlgorithm) { try JWT.decode(header + "." + payload + ".") }
         #expect(throws: FoyerCryptoError.unsupportedAlgorithm) { try JWT.decode(header + "." + payload + ".AAAA") }
+        let edDSA = Self.segment(#"{"alg":"EdDSA"}"#)
+        #expect(throws: FoyerCryptoError.malformedToken) { try JWT.decode(edDSA + "." + payload + ".") }
     }
 
     @Test(
