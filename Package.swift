@@ -586,6 +586,7 @@ let package = Package(
                 "FoyerAPI",
                 "FoyerJSON",
                 "FoyerRPC",
+                "FoyerWire",
                 "FoyerCrypto",
                 "FoyerStorage",
                 "FoyerTestSupport",
