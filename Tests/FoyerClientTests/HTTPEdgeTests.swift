@@ -322,6 +322,38 @@ struct HTTPEdgeTests {
         }
     }
 
+    @Test("What Schemathesis found: null members are refused, a concrete path wins, key reuse and unknown names")
+    func documentAndServerAgree() async throws {
+        try await withHTTPEdge { edge in
+            let key = guestKey()
+            let guest = try await edge.send("POST", "/v1/guests", idempotencyKey: key)
+            let token = try #require(guest["accessToken"]?.string)
+            // No schema allows null: an optional member is absent or of its type.
+            let nullVersion = try await edge.send(
+                "PUT",
+                "/v1/documents/notes/n1",
+                token: token,
+                idempotencyKey: UUID().uuidString,
+                json: ["value": "x", "expectedVersion": .null]
+            )
+            #expect(nullVersion.status == 400)
+            #expect(nullVersion["code"]?.string == "invalid-argument")
+            // /v1/documents/import is the import alone (OpenAPI: a concrete path matches before a template).
+            let listing = try await edge.send("GET", "/v1/documents/import", token: token)
+            #expect(listing.status == 405)
+            #expect(listing.header("Allow") == "POST")
+            // A feature no plan defines is not found, like a counter.
+            let feature = try await edge.send("GET", "/v1/me/features/no-such-feature", token: token)
+            #expect(feature.status == 404)
+            #expect(feature["code"]?.string == "unknown-feature")
+            // A guest key that has made its sessions conflicts with them.
+            var reused: HTTPEdge.Answer?
+            for _ in 0..<6 { reused = try await edge.send("POST", "/v1/guests", idempotencyKey: key) }
+            #expect(reused?.status == 409)
+            #expect(reused?["code"]?.string == "idempotency-key-reused")
+        }
+    }
+
     @Test("JWKS and OpenID configuration are served for JWT libraries; health and readiness answer")
     func wellKnown() async throws {
         try await withHTTPEdge {

@@ -258,7 +258,7 @@ def documents(client, token, step):
     expect_status(feature, 200, "checkFeature")
     expect(feature.json == {"plan": "member", "enabled": True}, f"checkFeature import: {feature.json}")
     unknown = client.call("checkFeature", token=token, feature="no-such-feature")
-    expect_problem(unknown, 400, "unknown-feature", "checkFeature of a name no plan defines")
+    expect_problem(unknown, 404, "unknown-feature", "checkFeature of a name no plan defines")
     counters = {counter["counter"] for counter in quota.json["counters"]}
     for operation in ("consumeCounter", "releaseCounter"):
         reserved = client.call(

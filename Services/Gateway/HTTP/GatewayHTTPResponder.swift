@@ -96,7 +96,11 @@ struct GatewayHTTPResponder: HTTPResponder {
         route = path
         if let fixed = try await fixedPath(path, request: request, context: context) { return fixed }
         route = HTTPEdgeMetrics.otherRoute
-        let matches = operationMatches(path)
+        // OpenAPI's rule: a concrete path matches before a templated one, so `/v1/documents/import` is the import
+        // alone (its 405s allow POST only), not also the listing of a collection named `import`.
+        let candidates = operationMatches(path)
+        let concrete = candidates.filter { !$0.0.path.contains("{") }
+        let matches = concrete.isEmpty ? candidates : concrete
         guard let first = matches.first else { throw HTTPProblem.notFound("no operation at \(path)") }
         guard let (operation, parameters) = matches.first(where: { $0.0.verb == request.method.rawValue }) else {
             route = first.0.path

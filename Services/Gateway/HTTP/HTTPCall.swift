@@ -73,9 +73,11 @@ struct HTTPCall: Sendable {
         throw .invalidArgument("unknown member \"\(name)\"")
     }
 
+    /// An optional member: absent, or of its type. `null` is refused like any other wrong type, as the document's
+    /// schemas (none of which allow `null`) say.
     static func optionalString(_ name: String, in object: [String: JSONValue]) throws(HTTPProblem) -> String? {
         switch object[name] {
-        case nil, .null?: return nil
+        case nil: return nil
         case .string(let value)?: return value
         default: throw .invalidArgument("\"\(name)\" must be a string")
         }
@@ -83,7 +85,7 @@ struct HTTPCall: Sendable {
 
     func optionalCount(_ name: String) throws(HTTPProblem) -> UInt64? {
         switch body[name] {
-        case nil, .null?: return nil
+        case nil: return nil
         case .int(let value)? where value >= 0: return UInt64(value)
         case .uint(let value)?: return value
         default: throw .invalidArgument("\"\(name)\" must be a non-negative integer")

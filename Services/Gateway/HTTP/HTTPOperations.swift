@@ -180,7 +180,7 @@ enum HTTPOperations {
         let range = 1...UInt64(GuestQuotaLimits.consumeAmountMax)
         let amount: UInt64
         switch call.body["amount"] {
-        case nil, .null?: amount = 1
+        case nil: amount = 1
         case .int(let value)? where value >= 1 && range.contains(UInt64(value)): amount = UInt64(value)
         case .uint(let value)? where range.contains(value): amount = value
         default: throw .invalidArgument("\"amount\" must be an integer from 1 to 2^40")

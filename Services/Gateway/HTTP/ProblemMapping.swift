@@ -14,10 +14,12 @@ enum ProblemMapping {
         "members-only", "wrong-account-kind", "quota-exceeded", "permission-denied", "recent-sign-in-required",
         "counter-reserved",
     ]
-    static let notFound: Set = ["not-found", "user-not-found", "credential-not-found", "unknown-counter"]
+    static let notFound: Set = [
+        "not-found", "user-not-found", "credential-not-found", "unknown-counter", "unknown-feature",
+    ]
     static let conflict: Set = [
         "operation-reused", "version-mismatch", "email-already-in-use", "provider-already-linked", "operation-conflict",
-        "ticket-invalid", "last-credential",
+        "ticket-invalid", "last-credential", "idempotency-key-reused",
     ]
     static let tooMany: Set = ["rate-limited", "signup-rate-limited", "guest-cap-reached", "too-many-attempts"]
     /// The statuses the services answer for a user that is being deleted or merged away, or is gone: identity's
