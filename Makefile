@@ -21,14 +21,14 @@ FUZZ_MALLOC_LIMIT_MB ?= 2
 # stay apart from the packages above).
 SCHEMATHESIS_VERSION := 4.32.5
 SCHEMATHESIS := .build-python/bin/schemathesis
-DEB_PACKAGES := liblz4-dev libssl-dev libargon2-dev libsqlite3-dev postgresql pkg-config chromium openssl curl
+DEB_PACKAGES := liblz4-dev libssl-dev libargon2-dev libsqlite3-dev postgresql pkg-config chromium openssl curl wrk
 
 .PHONY: help
 help: ## List the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  \033[36m%-10s\033[0m %s\n", $$1, $$2}'
 
 .PHONY: deps
-deps: ## Install what is missing: liblz4, libssl, libargon2, libsqlite3, PostgreSQL, Chromium, openssl, curl; Python's cryptography, PyJWT, PyYAML, check-jsonschema, aiosmtpd, openapi-spec-validator, argon2-cffi, opentelemetry-proto; schemathesis (pinned, in .build-python)
+deps: ## Install what is missing: liblz4, libssl, libargon2, libsqlite3, PostgreSQL, Chromium, openssl, curl, wrk; Python's cryptography, PyJWT, PyYAML, check-jsonschema, aiosmtpd, openapi-spec-validator, argon2-cffi, opentelemetry-proto; schemathesis (pinned, in .build-python)
 	@command -v $(SWIFT) >/dev/null || { echo "Swift 6 is required (https://www.swift.org/install)"; exit 1; }
 	@missing=$$(for p in $(DEB_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	if [ -n "$$missing" ]; then \

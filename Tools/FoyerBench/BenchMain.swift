@@ -7,7 +7,7 @@ import Logging
 /// `foyer-bench`: prints Foyer's numbers on this machine, each beside its comparison measured in the same run.
 ///
 /// Usage: `foyer-bench [--full | --smoke] [--seconds N] [--no-stack] [--engines sqlite,postgres]
-/// [--postgres-url URL] [--grpc FILE] [--json FILE]`
+/// [--postgres-url URL] [--grpc FILE] [--json FILE] [--baseline FILE] [--write-baseline]`
 @main
 struct BenchMain: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -60,6 +60,20 @@ struct BenchMain: AsyncParsableCommand {
     var jsonPath: String?
 
     @Option(
+        help: ArgumentHelp(
+            "The ratios of the last accepted run, printed beside this run's (flagged when more than 25% below).",
+            valueName: "file"
+        )
+    )
+    var baseline = BenchBaseline.defaultPath
+
+    @Flag(
+        name: .customLong("write-baseline"),
+        help: "Keep this run's ratios, with the commit, as the baseline (after a run whose numbers are accepted)."
+    )
+    var writeBaseline = false
+
+    @Option(
         name: .customLong("sqlite-group-commit"),
         help: ArgumentHelp(
             "The services' --sqlite-group-commit (1: every transaction commits alone), to measure group commit.",
@@ -88,6 +102,8 @@ struct BenchMain: AsyncParsableCommand {
         options.stack = !self.noStack
         options.grpcPath = self.grpcPath
         options.jsonPath = self.jsonPath
+        options.baselinePath = self.baseline
+        options.writeBaseline = self.writeBaseline
         options.sqliteGroupCommit = self.sqliteGroupCommit
         return options
     }
@@ -101,7 +117,7 @@ struct BenchMain: AsyncParsableCommand {
         var report = BenchReport(machine: MachineDescription.current())
         print("Foyer benchmarks on \(report.machine.summary)\n")
 
-        report.rpc = try await RPCBenchmark(seconds: options.seconds).run()
+        report.rpc = try await RPCBenchmark(seconds: options.seconds, rounds: options.smoke ? 1 : 3).run()
         if let path = options.grpcPath {
             report.rpc += try GRPCRows.load(path)
         }
@@ -125,7 +141,12 @@ struct BenchMain: AsyncParsableCommand {
 
         report.targets = report.judgedTargets()
         report.printTargets()
+        report.printBaseline(try BenchBaseline.load(options.baselinePath), path: options.baselinePath)
         fflush(nil)
+        if options.writeBaseline {
+            try BenchBaseline.accepting(report).write(to: options.baselinePath)
+            print("wrote the baseline \(options.baselinePath)")
+        }
 
         if let path = options.jsonPath {
             try report.json().write(to: URL(fileURLWithPath: path))
@@ -198,6 +219,8 @@ struct BenchOptions {
     var postgresURL: String?
     var grpcPath: String?
     var jsonPath: String?
+    var baselinePath = BenchBaseline.defaultPath
+    var writeBaseline = false
     var sqliteGroupCommit: Int?
 }
 

@@ -48,6 +48,26 @@ struct ThroughputRow: Codable {
         self.p99Milliseconds = drive.latencies.microseconds(atPercentile: 99) / 1000
     }
 
+    /// A row measured by another client (`wrk`), which reports a rate rather than each call.
+    init(
+        name: String,
+        path: String,
+        concurrency: Int,
+        perSecond: Double,
+        p50Milliseconds: Double?,
+        p99Milliseconds: Double?,
+        failed: Int
+    ) {
+        self.name = name
+        self.path = path
+        self.concurrency = concurrency
+        self.succeeded = 0
+        self.failed = failed
+        self.perSecond = perSecond
+        self.p50Milliseconds = p50Milliseconds
+        self.p99Milliseconds = p99Milliseconds
+    }
+
     init(name: String, path: String, concurrency: Int, succeeded: Int, failed: Int, elapsed: Duration) {
         self.name = name
         self.path = path

@@ -31,6 +31,7 @@ extension StackRun {
                     ThroughputRow(name: "document put (256 B)", path: path, concurrency: sizes.concurrency, drive: puts)
                 )
             }
+            rows += try httpFloor(token: await http.session?.accessToken)
             await binary.shutdown()
             await http.shutdown()
             return rows
@@ -38,6 +39,34 @@ extension StackRun {
             await binary.shutdown()
             await http.shutdown()
             throw error
+        }
+    }
+
+    /// The HTTP listener's floor beside the rows above (`WrkFloor`): `/healthz`, and one of the puts' documents read
+    /// with the HTTP client's token; no rows when `wrk` is missing.
+    private func httpFloor(token: String?) throws -> [ThroughputRow] {
+        var targets = [("healthz (wrk)", "/healthz", [String: String]())]
+        if let token {
+            targets.append(("document get (wrk)", "/v1/documents/bench/doc-0", ["Authorization": "Bearer \(token)"]))
+        }
+        let seconds = sizes.serviceCalls >= 5_000 ? 5 : 1
+        return try targets.compactMap { name, path, headers in
+            try WrkFloor.run(
+                url: "http://127.0.0.1:\(stack.httpPort)\(path)",
+                headers: headers,
+                connections: sizes.concurrency,
+                seconds: seconds
+            ).map { floor in
+                ThroughputRow(
+                    name: name,
+                    path: "gateway HTTP",
+                    concurrency: sizes.concurrency,
+                    perSecond: floor.perSecond,
+                    p50Milliseconds: floor.p50Milliseconds,
+                    p99Milliseconds: floor.p99Milliseconds,
+                    failed: floor.errors
+                )
+            }
         }
     }
 
