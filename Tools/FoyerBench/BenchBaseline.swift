@@ -91,6 +91,9 @@ extension BenchReport {
                 rate("document put (256 B)", "gateway HTTP"),
                 rate("document put (256 B)", "gateway")
             )
+            for anchor in stack.anchors {
+                add("\(engine) \(anchor.row) / pgbench", rate(anchor.row, anchor.path), anchor.transactionsPerSecond)
+            }
             add(
                 "\(engine) put gateway / user-data",
                 rate("document put (256 B)", "gateway"),

@@ -93,6 +93,18 @@ extension BenchReport {
                 "\(name) through the HTTP edge runs at \(String(format: "%.2f", http / binary))× the binary edge's rate\(on)"
             )
         }
+        for anchor in stack.anchors {
+            guard let foyer = rate(anchor.row, anchor.path), anchor.transactionsPerSecond > 0 else { continue }
+            print(
+                String(
+                    format: "%@ straight at %@ runs at %.2f× PostgreSQL alone on its statements (pgbench: %.0f tps)",
+                    anchor.row,
+                    anchor.path,
+                    foyer / anchor.transactionsPerSecond,
+                    anchor.transactionsPerSecond
+                ) + on
+            )
+        }
     }
 
     private func printOperations(_ first: StackReport) {

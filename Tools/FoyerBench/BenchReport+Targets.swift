@@ -53,6 +53,13 @@ extension BenchReport {
         perEngine("document puts", "≥ 10,000/s") {
             atLeast(throughput($0, "document put (256 B)", "user-data")?.perSecond, 10_000, "%.0f/s")
         }
+        perEngine("consumes and puts over pgbench's", "≥ 0.80× each") { stack in
+            let ratios = stack.anchors.compactMap { anchor in
+                throughput(stack, anchor.row, anchor.path).map { $0.perSecond / anchor.transactionsPerSecond }
+            }
+            guard let lowest = ratios.min() else { return nil }
+            return atLeast(lowest, 0.8, "%.2f× (lowest)")
+        }
         perEngine("cleanup of 100,000 guests", "≤ 30 s") { stack in
             atMost(stack.cleanup.first { $0.guests == 100_000 }?.sweepSeconds, 30, "%.1f s")
         }

@@ -41,7 +41,7 @@ struct StackBenchmark {
         let secret = ClusterSecret.generate()
         let stack = try await StackProcesses.start(try configuration(directory: directory, secret: secret))
         do {
-            let report = try await StackRun(
+            var report = try await StackRun(
                 stack: stack,
                 dataDirectory: directory,
                 secret: secret,
@@ -49,6 +49,12 @@ struct StackBenchmark {
                 logger: logger
             ).measure()
             try await stack.terminate()
+            // With the services stopped, PostgreSQL alone on their tables: the anchor of their rows.
+            report.anchors = try PgbenchAnchor.measure(
+                database: database,
+                clients: sizes.concurrency,
+                transactions: sizes.serviceCalls
+            )
             return report
         } catch {
             for service in StackService.allCases {

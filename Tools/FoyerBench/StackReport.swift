@@ -10,6 +10,8 @@ struct StackReport: Codable {
     var peakMemory: [MemoryRow] = []
     /// The calls the gateway made to the services for one operation of each kind.
     var calls: [CallCountRow] = []
+    /// PostgreSQL alone on the same transactions (``PgbenchAnchor``); empty on SQLite.
+    var anchors: [PgbenchAnchor] = []
 }
 
 /// The gateway's calls to the services for one client operation, from its own `foyer_rpc_client_calls_total`.
