@@ -115,6 +115,14 @@ final class GuestQuotaStore: Sendable {
                 """
             ]
         ),
+        Migration(
+            version: 4,
+            name: "merge records by either uid, for deleting them with the user",
+            statements: [
+                "CREATE INDEX gq_merges_from_uid ON gq_merges (from_uid)",
+                "CREATE INDEX gq_merges_to_uid ON gq_merges (to_uid)",
+            ]
+        ),
     ]
 
     func migrate() async throws {
