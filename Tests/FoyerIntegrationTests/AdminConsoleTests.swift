@@ -40,7 +40,11 @@ struct AdminConsoleTests {
                 timeout: .seconds(120)
             )
             do {
-                try await Self.walkThrough(ConsoleSteps(console), api: api, member: member)
+                try await Self.walkThrough(ConsoleSteps(console), api: api, member: member) {
+                    try await stack.withClient { client in
+                        _ = try await client.startPasswordReset(email: member.email)
+                    }
+                }
             } catch let failure as PythonScript.Failure {
                 throw failure  // the script stopped, and its browser with it
             } catch {
@@ -54,7 +58,8 @@ struct AdminConsoleTests {
     private static func walkThrough(
         _ page: ConsoleSteps,
         api: AdminAPI,
-        member: (uid: String, email: String)
+        member: (uid: String, email: String),
+        sendResetEmail: () async throws -> Void
     ) async throws {
         // A key the API refuses: the page says so and keeps no key.
         let refused = try await page.step(["do": "unlock", "key": "foyer_admin_0000000000000000_refused"])
@@ -92,6 +97,14 @@ struct AdminConsoleTests {
         #expect(roles.roles == ["app:beta", "editor"])
         let withRoles = try await page.step(["do": "search", "uid": member.uid])
         #expect(withRoles.user?.roles == roles.roles, "\(withRoles.message)")
+
+        // Local mode's outbox, on request: the reset email to the member, with its link.
+        try await sendResetEmail()
+        let outbox = try await page.step(["do": "outbox", "to": member.email])
+        let message = try #require(outbox.outbox.first, "\(outbox.message)")
+        #expect(message.to == member.email.lowercased() && message.body.contains("token="), "\(message)")
+        let looked: APIActions = try await api.get("/admin/v1/audit?limit=5")
+        #expect(looked.actions.contains { $0.action == "outbox.list" && $0.outcome == "ok" })
 
         // Revoke sessions with the button: none is left, and the audit log has the action.
         let revoked = try await page.step(["do": "revoke"])
@@ -174,7 +187,13 @@ private struct ConsoleReport: Decodable {
     var keyFieldLength: Int
     var counts: [String: String]
     var user: User?
+    struct OutboxRow: Decodable {
+        var to: String
+        var subject: String
+        var body: String
+    }
     var audit: [AuditRow]
+    var outbox: [OutboxRow]
     var kept: Kept
     /// The confirmation the page asked (revoke, plan, delete).
     var question: String?

@@ -12,6 +12,7 @@ The admin key is read from FILE, or else from the environment variable FOYER_ADM
     {"do": "plan", "plan": P}      P into #plan-input, Change plan, then Confirm
     {"do": "delete"}               Delete, the shown uid typed into #confirm-input, then Confirm
     {"do": "refresh"}              Refresh now (counts, audit log, admin keys)
+    {"do": "outbox", "to": E}      E into #outbox-to, then Show the newest (local mode's outbox)
     {"do": "read"}                 nothing: only what the page shows
 
 After each step the script waits for <body data-busy="0"> and records what the page shows: the message, the key's
@@ -311,6 +312,7 @@ READ = """
     audit: rows("audit", %d).map(([time, key, action, target, outcome]) => ({ time, key, action, target, outcome })),
     keys: rows("keys", %d).map(([keyID, name, created, createdBy, lastUsed, revoked]) =>
       ({ keyID, name, created, createdBy, lastUsed, revoked })),
+    outbox: rows("outbox", 5).map(([sent, to, subject, body]) => ({ sent, to, subject, body })),
     kept: {
       localStorage: localStorage.length, sessionStorage: sessionStorage.length, cookie: document.cookie,
       url: location.href,
@@ -357,6 +359,8 @@ def action(step, key):
         """
     if kind == "refresh":
         return 'click("refresh"); return {};'
+    if kind == "outbox":
+        return f'type("outbox-to", {json.dumps(step.get("to", ""))}); click("outbox-show"); return {{}};'
     if kind == "read":
         return "return {};"
     raise Failure(f"unknown step {json.dumps(step)}")

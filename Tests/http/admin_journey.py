@@ -201,6 +201,21 @@ def journey(admin, api, key):
     expect(older.json["actions"][0]["id"] < entries[0]["id"], f"listAudit before: {older.json}")
     step(f"the audit log names every action, its target and outcome ({len(entries)} entries), and no email")
 
+    started = api.call(
+        "startEmailLink",
+        body={"purpose": "sign-in", "email": email, "verifierChallenge": "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"},
+    )
+    expect_status(started, 202, "startEmailLink")
+    outbox = admin.call("listOutbox", token=key, query={"to": email, "limit": 5})
+    expect_status(outbox, 200, "listOutbox")
+    messages = outbox.json["messages"]
+    expect(len(messages) == 1 and messages[0]["to"] == email.lower(), f"listOutbox to {email}: {outbox.json}")
+    expect("token=" in messages[0]["body"], f"the sign-in email holds no link: {messages[0]['body']!r}")
+    expect_problem(
+        admin.call("listOutbox", token=key, query={"limit": 101}), 400, "invalid-argument", "listOutbox limit 101"
+    )
+    step("the outbox shows the sign-in email with its link, to the operator on loopback")
+
     events = admin.call("listEvents", token=key, query={"uid": uid, "limit": 10})
     expect_status(events, 200, "listEvents")
     missing = "evt_" + "0" * 32

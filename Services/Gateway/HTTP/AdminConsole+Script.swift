@@ -396,6 +396,28 @@ extension AdminConsole {
             });
           }
 
+          // MARK: - Outbox
+
+          /** The newest messages of identity's outbox (local mode), to the address in the field or to everyone. */
+          async function showOutbox(event) {
+            event.preventDefault();
+            const to = element("outbox-to").value.trim();
+            await busy(async () => {
+              try {
+                const query = "?limit=20" + (to === "" ? "" : "&to=" + encodeURIComponent(to));
+                const outbox = await api("GET", "/admin/v1/outbox" + query);
+                fillTable("outbox", outbox.messages || [], (message) => [
+                  utc(message.createdAt), display(message.to), display(message.subject), display(message.body),
+                ], "no messages");
+                showMessage((outbox.messages || []).length + " message(s) in the outbox", "ok");
+              } catch (error) {
+                if (!(error instanceof ConsoleError) || error.status !== 404) throw error;
+                fillTable("outbox", [], () => [], "no outbox: identity sends real mail");
+                showMessage("identity is not in local mode: it sends real mail", "info");
+              }
+            });
+          }
+
           // MARK: - Start
 
           function start() {
@@ -403,6 +425,7 @@ extension AdminConsole {
             element("lock").addEventListener("click", lock);
             element("refresh").addEventListener("click", () => adminKey === null ? lock() : refreshAll());
             element("search-form").addEventListener("submit", search);
+            element("outbox-form").addEventListener("submit", showOutbox);
             element("revoke").addEventListener("click", revoke);
             element("change-plan").addEventListener("click", changePlan);
             element("delete").addEventListener("click", deleteUser);

@@ -7,7 +7,8 @@
 /// (refreshed every 10 s while the page is visible), a user found by uid or email (state, plan, counters, features,
 /// credentials: email, verified, password, providers; the API sends no token or secret), revoke sessions, change
 /// plan and delete, each confirmed in the page (delete by typing the uid), the newest audit entries and the admin
-/// keys. Times are shown in UTC.
+/// keys, and on request local mode's outbox (the emails identity keeps instead of sending them). Times are shown in
+/// UTC.
 ///
 /// The three are served under a strict Content-Security-Policy (``AdminHTTPResponder``: only their own script, style
 /// and API; no framing, no `<base>`, no form submission), so the page has no inline script, style attribute or event
@@ -135,6 +136,23 @@ enum AdminConsole {
               <tbody></tbody>
             </table>
           </section>
+
+          <section id="outbox-section" aria-labelledby="outbox-heading">
+            <h2 id="outbox-heading">Outbox (local mode)</h2>
+            <p class="note">The emails identity keeps instead of sending them in local mode, links and all: the part
+              after <code>token=</code> completes the flow. Shown to a browser on this machine only; each look is
+              audited, so it is read when asked, not refreshed.</p>
+            <form id="outbox-form" method="post" autocomplete="off">
+              <label for="outbox-to">To (empty: everyone)</label>
+              <input id="outbox-to" name="to" type="email" maxlength="320" spellcheck="false">
+              <button id="outbox-show" type="submit">Show the newest</button>
+            </form>
+            <table id="outbox">
+              <thead><tr><th scope="col">Sent (UTC)</th><th scope="col">To</th><th scope="col">Subject</th>
+                <th scope="col">Body</th></tr></thead>
+              <tbody></tbody>
+            </table>
+          </section>
         </main>
         </body>
         </html>
@@ -181,6 +199,7 @@ enum AdminConsole {
         caption { text-align: left; font-weight: 600; padding-bottom: 0.25rem; }
         th, td { text-align: left; padding: 0.25rem 0.5rem; border-bottom: 1px solid var(--line); }
         th, td { overflow-wrap: anywhere; }
+        #outbox td:last-child { white-space: pre-wrap; font-family: monospace; }
         td.empty { opacity: 0.7; font-style: italic; }
         #confirm-panel { margin-top: 0.75rem; padding: 0.75rem; border: 2px solid var(--danger); border-radius: 4px; }
         #confirm-panel p { flex-basis: 100%; margin: 0; }

@@ -75,13 +75,10 @@ struct AdminHTTPResponder: HTTPResponder {
                 detail: "an Authorization: Bearer header with an admin key is required"
             )
         }
-        let caller = try await admin.authenticate(
-            key,
-            source: context.remoteAddress?.ipAddress ?? "unknown",
-            deadline: deadline
-        )
+        let source = context.remoteAddress?.ipAddress ?? "unknown"
+        let caller = try await admin.authenticate(key, source: source, deadline: deadline)
         let (status, json) = try await route.run(
-            AdminCall(call: call, caller: caller, deadline: deadline, admin: admin)
+            AdminCall(call: call, caller: caller, deadline: deadline, admin: admin, source: source)
         )
         return GatewayHTTPResponder.jsonResponse(json, status: status)
     }

@@ -82,6 +82,20 @@ enum AdminJSON {
         return UserCursor(atMilliseconds: milliseconds, uid: uid)
     }
 
+    static func outbox(_ page: OutboxMessages) -> JSONValue {
+        [
+            "messages": .array(
+                page.messages.map { message in
+                    [
+                        "id": .string(message.id), "to": .string(message.recipient),
+                        "subject": .string(message.subject), "body": .string(message.body),
+                        "createdAt": .string(RFC3339.milliseconds(message.createdAtMilliseconds)),
+                    ]
+                }
+            )
+        ]
+    }
+
     static func deletions(_ records: DeletionRecords) -> JSONValue {
         [
             "deletions": .array(

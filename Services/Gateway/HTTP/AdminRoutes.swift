@@ -10,6 +10,8 @@ struct AdminCall: Sendable {
     let caller: AdminKeyInfo
     let deadline: NIODeadline
     let admin: GatewayAdmin
+    /// The address of the connection's peer.
+    let source: String
 
     /// The path parameter `name` (the route's template guarantees it).
     func parameter(_ name: String) -> String { call.pathParameters[name] ?? "" }
@@ -161,6 +163,24 @@ enum AdminRoutes {
                 deadline: request.deadline
             )
             return (200, AdminJSON.key(info))
+        },
+        AdminRoute("GET", "/admin/v1/outbox") { request in
+            // The messages hold working sign-in links: only for an operator on the machine itself, even when the
+            // listener was opened to a network with --admin-insecure.
+            guard AdminHTTPConfiguration.isLoopback(request.source) else {
+                throw HTTPProblem(
+                    status: 403,
+                    name: "permission-denied",
+                    detail: "the outbox is shown to callers on loopback only"
+                )
+            }
+            let messages = try await request.admin.outbox(
+                to: request.call.query["to"],
+                limit: UInt32(try request.count("limit", in: 1...100, default: 20)),
+                by: request.caller,
+                deadline: request.deadline
+            )
+            return (200, AdminJSON.outbox(messages))
         },
         AdminRoute("GET", "/admin/v1/events") { request in
             let page = try await request.admin.events(

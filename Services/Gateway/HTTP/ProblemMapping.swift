@@ -15,7 +15,7 @@ enum ProblemMapping {
         "counter-reserved",
     ]
     static let notFound: Set = [
-        "not-found", "user-not-found", "credential-not-found", "unknown-counter", "unknown-feature",
+        "not-found", "user-not-found", "credential-not-found", "unknown-counter", "unknown-feature", "outbox-disabled",
     ]
     static let conflict: Set = [
         "operation-reused", "version-mismatch", "email-already-in-use", "provider-already-linked", "operation-conflict",

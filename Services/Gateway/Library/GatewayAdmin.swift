@@ -155,6 +155,23 @@ public final class GatewayAdmin: Sendable {
         )
     }
 
+    /// The newest messages of identity's outbox (local mode: what it would have mailed, links and all), to one
+    /// address or to all, at most `limit`. Audited: the messages hold sign-in links.
+    public func outbox(
+        to recipient: String?,
+        limit: UInt32,
+        by caller: AdminKeyInfo,
+        deadline: NIODeadline
+    ) async throws -> OutboxMessages {
+        try await audited("outbox.list", target: nil, by: caller, deadline: deadline) { options in
+            try await self.identity.call(
+                IdentityMethods.listOutbox,
+                ListOutboxRequest(recipient: recipient, limit: limit),
+                options: options
+            )
+        }
+    }
+
     /// The gateway's clock.
     public var now: Date { core.now }
 
