@@ -34,6 +34,10 @@ static inline const char *cfoyer_param_public_key(void) { return OSSL_PKEY_PARAM
 static inline const char *cfoyer_key_type_rsa(void) { return "RSA"; }
 static inline const char *cfoyer_key_type_ec(void) { return "EC"; }
 
+/* The key types of d2i_PrivateKey and i2d_PrivateKey's traditional DER forms (SEC 1 for EC, PKCS #1 for RSA). */
+static inline int cfoyer_pkey_ec(void) { return EVP_PKEY_EC; }
+static inline int cfoyer_pkey_rsa(void) { return EVP_PKEY_RSA; }
+
 /* The P-256 group name (prime256v1 / secp256r1). */
 static inline const char *cfoyer_group_p256(void) { return SN_X9_62_prime256v1; }
 

@@ -22,6 +22,11 @@ final class EVPKey: @unchecked Sendable {
         Int(EVP_PKEY_get_size(pointer))
     }
 
+    /// The key's size in bits (`EVP_PKEY_get_bits`): the curve's order for EC keys, the modulus for RSA.
+    var bitCount: Int {
+        Int(EVP_PKEY_get_bits(pointer))
+    }
+
     /// Signs `message` in one shot (`EVP_DigestSign`). `digest` is nil for Ed25519, which hashes internally.
     func sign(_ message: UnsafeRawBufferPointer, digest: OpaquePointer?) throws -> [UInt8] {
         guard let context = EVP_MD_CTX_new() else { throw LibcryptoErrorQueue.failure("EVP_MD_CTX_new") }

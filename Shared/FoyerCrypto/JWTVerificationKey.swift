@@ -28,6 +28,19 @@ public enum JWTVerificationKey: Sendable, Equatable {
         }
     }
 
+    /// A key id that follows from the key alone: base64url of the first 16 bytes of the SHA-256 of its public
+    /// material (the Ed25519 key; the uncompressed P-256 point 04 ‖ x ‖ y; the RSA modulus followed by the
+    /// exponent). Identity names its signing keys so.
+    public var derivedKeyID: String {
+        let material: [UInt8] =
+            switch self {
+            case .ed25519(let key): key.rawRepresentation
+            case .p256(let key): [0x04] + key.x + key.y
+            case .rsa(let key): key.modulus + key.exponent
+            }
+        return Base64URL.encode(SHA256.hash(material).prefix(16))
+    }
+
     /// The key as a public JWK, with `alg` and `use` set.
     public func jwk(keyID: String?) -> JWK {
         switch self {
