@@ -230,7 +230,7 @@ let package = Package(
             name: "FoyerIdentity",
             dependencies: storeService + [
                 // FoyerLifecycle for the account state machine (AccountPhase) and the test-only fault points.
-                // swift-crypto for the ES256 client secret of Sign in with Apple (FoyerCrypto signs only Ed25519).
+                // swift-crypto for the ES256 client secret of Sign in with Apple (its PKCS #8 .p8 key file).
                 "FoyerAccessTokens", "FoyerLifecycle", "FoyerWebhooks", serviceLifecycle, nioPosix, swiftCrypto,
                 .product(name: "NIOTLS", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
@@ -241,7 +241,7 @@ let package = Package(
             "IdentityMain",
             library: "FoyerIdentity",
             path: "Services/Identity/Executable",
-            adding: ["FoyerWebhooks"]
+            adding: ["FoyerWebhooks", "FoyerCrypto"]
         ),
         .target(
             name: "FoyerGuestQuota",
@@ -301,6 +301,7 @@ let package = Package(
             dependencies: [
                 "FoyerGateway",
                 "FoyerAPI",
+                "FoyerCrypto",
                 "FoyerJSON",
                 "FoyerRPC",
                 "FoyerWire",
@@ -322,7 +323,9 @@ let package = Package(
         ),
         .executableTarget(
             name: "GatewayMain",
-            dependencies: ["FoyerGateway", "FoyerGatewayHTTP", "FoyerServiceKit", "FoyerRPC", argumentParser],
+            dependencies: [
+                "FoyerGateway", "FoyerGatewayHTTP", "FoyerAccessTokens", "FoyerServiceKit", "FoyerRPC", argumentParser,
+            ],
             path: "Services/Gateway/Executable",
             swiftSettings: swiftSettings
         ),

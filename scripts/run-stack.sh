@@ -61,8 +61,10 @@ for entry in "${services[@]}"; do
     [[ $name == guest-quota ]] && extra+=(--plans-file "${PLANS_FILE:-examples/plans.json}")
     # Local mode: email links go to identity's outbox instead of a mail server.
     [[ $name == identity ]] && extra+=(--local-mode --mailer outbox)
-    # Signing keys sealed at rest, as in a deployment.
-    [[ $name == identity ]] && extra+=(--signing-key-encryption-key-file "$kek")
+    # Signing keys sealed at rest, as in a deployment; access tokens signed with ES256 (docs/DECISIONS.md).
+    [[ $name == identity ]] && extra+=(--signing-key-encryption-key-file "$kek" --signing-algorithm ES256)
+    # The issuer is the HTTP API's address, where verifiers find /.well-known/openid-configuration.
+    [[ $name == identity || $name == gateway ]] && extra+=(--issuer http://127.0.0.1:7480)
     # Every `foyer load` user links a password from 127.0.0.1: lift identity's per-source hashing budget here.
     [[ $name == identity ]] && extra+=(--password-hashes-per-source-per-minute 100000
         --password-hash-burst-per-source 1000)

@@ -1,4 +1,5 @@
-/// The claims of Foyer's access tokens. The header is `{"alg":"EdDSA","kid":…,"typ":"at+jwt"}`; the `typ`
+/// The claims of Foyer's access tokens. The header is `{"alg":…,"kid":…,"typ":"at+jwt"}`, `alg` the algorithm of
+/// identity's signing key (ES256, RS256 or EdDSA, as deployed); the `typ`
 /// (RFC 9068) keeps access tokens apart from every other JWT, so an ID token or a token of another kind signed
 /// by the same key is never taken for one.
 ///

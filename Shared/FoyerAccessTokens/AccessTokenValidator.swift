@@ -8,8 +8,10 @@ public import FoyerRPC
 /// data call costs no round trip to identity).
 ///
 /// In order, each with its own status: structure and `alg` (`invalid-token`; `unsupported-algorithm` for `none`,
-/// HMAC or anything but EdDSA); `typ` must be `at+jwt`; `kid` among the keys (`unknown-key-id`); signature
-/// (`invalid-token`); `iss` (`wrong-issuer`), `aud` (`wrong-audience`), `exp` (`token-expired`), `iat`
+/// HMAC or anything but EdDSA, ES256 and RS256); `typ` must be `at+jwt`; `kid` among the keys (`unknown-key-id`);
+/// `alg` the algorithm of the key the `kid` names, and the signature (`invalid-token`: a token that names an RS256
+/// or ES256 key but says another `alg` is refused before any signature check, so no key is used with an algorithm
+/// it was not made for); `iss` (`wrong-issuer`), `aud` (`wrong-audience`), `exp` (`token-expired`), `iat`
 /// (`token-not-yet-valid`), each with `clockSkew`.
 public struct AccessTokenValidator: Sendable {
     public var issuer: String
@@ -32,9 +34,6 @@ public struct AccessTokenValidator: Sendable {
         } catch {
             throw RPCError(IdentityStatus.invalidToken, "the token is malformed")
         }
-        guard unverified.algorithm == .edDSA else {
-            throw RPCError(IdentityStatus.unsupportedAlgorithm, "access tokens are signed with EdDSA only")
-        }
         guard unverified.header.type == AccessTokenClaims.type else {
             throw RPCError(IdentityStatus.invalidToken, "the token is not an access token (typ)")
         }
@@ -54,6 +53,8 @@ public struct AccessTokenValidator: Sendable {
         let claims: AccessTokenClaims
         do {
             claims = try token.verify(with: key).claims(as: AccessTokenClaims.self)
+        } catch let error as FoyerCryptoError where error == .algorithmMismatch {
+            throw RPCError(IdentityStatus.invalidToken, "the token's alg is not the algorithm of the key it names")
         } catch {
             throw RPCError(IdentityStatus.invalidToken, "the token's signature or claims are invalid")
         }

@@ -55,7 +55,8 @@ def verify(request: dict) -> dict:
 
     def attempt(candidate: str, aud: str, iss: str):
         try:
-            return jwt.decode(candidate, key.key, algorithms=["EdDSA"], audience=aud, issuer=iss,
+            # Only the algorithm of the published key, never the one the token claims.
+            return jwt.decode(candidate, key.key, algorithms=[key.algorithm_name], audience=aud, issuer=iss,
                               options={"require": ["exp", "iat", "iss", "aud", "sub"]}), None
         except jwt.PyJWTError as failure:
             return None, f"{type(failure).__name__}: {failure}"

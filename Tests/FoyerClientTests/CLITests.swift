@@ -327,7 +327,7 @@ struct CLITests {
 
             let jwks = try await ok(stack, "jwks")
             let keys = try #require(jwks["keys"] as? [[String: Any]])
-            #expect(keys.first?["kty"] as? String == "OKP")
+            #expect(keys.first?["kty"] as? String == "EC")
 
             let before = try #require(try StoredSession.load(from: session)?.session)
             let refreshed = try await ok(stack, "refresh", session: session)

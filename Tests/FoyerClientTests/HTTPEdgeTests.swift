@@ -364,13 +364,16 @@ struct HTTPEdgeTests {
             #expect(jwks.header("Cache-Control") == "public, max-age=300")
             let keys = try #require(jwks["keys"]?.array)
             #expect(!keys.isEmpty)
-            #expect(keys.first?["kty"]?.string == "OKP")
+            #expect(keys.first?["kty"]?.string == "EC" && keys.first?["alg"]?.string == "ES256")
+            #expect(keys.first?["use"]?.string == "sig")
 
             let openID = try await edge.send("GET", "/.well-known/openid-configuration")
             #expect(openID.status == 200)
+            #expect(openID.header("Cache-Control") == "public, max-age=300")
             #expect(openID["issuer"]?.string == edge.stack.gateway.configuration.issuer)
+            #expect(openID["issuer"]?.string == "http://127.0.0.1:7480")
             #expect(openID["jwks_uri"]?.string == "https://api.example/.well-known/jwks.json")
-            #expect(openID["id_token_signing_alg_values_supported"] == ["EdDSA"])
+            #expect(openID["id_token_signing_alg_values_supported"] == ["ES256"])
 
             #expect(try await edge.send("GET", "/healthz").status == 200)
             #expect(try await edge.send("GET", "/readyz").status == 200)

@@ -62,10 +62,10 @@ struct FakeService: Sendable {
     }
 }
 
-/// Access tokens as identity signs them (EdDSA, `typ` `at+jwt`, the gateway's default issuer and audience), with
-/// the key set a fake identity publishes so the gateway verifies them for real.
+/// Access tokens as identity signs them by default (ES256, `typ` `at+jwt`, the gateway's default issuer and
+/// audience), with the key set a fake identity publishes so the gateway verifies them for real.
 struct FakeTokens: Sendable {
-    let signer = JWTSigner(privateKey: Ed25519PrivateKey(), keyID: "fake-key-1", type: AccessTokenClaims.type)
+    let signer = JWTSigner(signingKey: .p256(P256PrivateKey()), keyID: "fake-key-1", type: AccessTokenClaims.type)
 
     /// The JWKS identity's `getJWKS` answers.
     func jwks() throws -> JWKSResponse {
@@ -80,7 +80,7 @@ struct FakeTokens: Sendable {
                 subject: uid,
                 isAnonymous: isAnonymous,
                 sessionID: sessionID,
-                issuer: "foyer",
+                issuer: "http://127.0.0.1:7480",
                 audience: "foyer-app",
                 issuedAt: now,
                 expiresAt: now + 15 * 60

@@ -15,7 +15,7 @@ private struct ForgedClaims: Encodable {
     var sub: String
     var is_anonymous: Bool
     var sid: String
-    var iss = "foyer"
+    var iss = "http://127.0.0.1:7480"
     var aud = "foyer-app"
     var iat: Int64
     var exp: Int64
@@ -24,14 +24,15 @@ private struct ForgedClaims: Encodable {
 @Suite("Access-token verification")
 struct AccessTokenTests {
     /// identity's current signing key, from its database.
-    private func signingKey(_ identity: IdentityHarness) async throws -> (String, Ed25519PrivateKey) {
+    private func signingKey(_ identity: IdentityHarness) async throws -> (String, JWTSigningKey) {
         try await identity.database.withConnection { sql in
             let row = try await sql.raw(
-                "SELECT kid, private_key FROM identity_signing_keys WHERE retired_at IS NULL"
+                "SELECT kid, algorithm, private_key FROM identity_signing_keys WHERE retired_at IS NULL"
             ).first()!
+            let algorithm = try #require(JWSAlgorithm(rawValue: row.decode(column: "algorithm", as: String.self)))
             return (
                 try row.decode(column: "kid", as: String.self),
-                try Ed25519PrivateKey(rawRepresentation: row.decodeBytes(column: "private_key"))
+                try JWTSigningKey(algorithm: algorithm, storedRepresentation: row.decodeBytes(column: "private_key"))
             )
         }
     }
@@ -59,7 +60,7 @@ struct AccessTokenTests {
         try await withIdentity(engine) { identity in
             let guest = try await identity.newGuest()
             let (keyID, key) = try await signingKey(identity)
-            let signer = JWTSigner(privateKey: key, keyID: keyID, type: "at+jwt")
+            let signer = JWTSigner(signingKey: key, keyID: keyID, type: "at+jwt")
             let now = Int64(identity.clock.now().timeIntervalSince1970)
             let good = ForgedClaims(sub: guest.uid, is_anonymous: true, sid: guest.sessionID, iat: now, exp: now + 900)
             #expect(await verify(identity, try signer.sign(claims: good)) == nil)
@@ -87,19 +88,25 @@ struct AccessTokenTests {
             let noneSigned =
                 Base64URL.encode(Array(#"{"alg":"none","typ":"at+jwt"}"#.utf8)) + "." + parts[1] + "." + parts[2]
             #expect(await verify(identity, noneSigned) == IdentityStatus.unsupportedAlgorithm)
+            // HS256 keyed with what a verifier that trusted `alg` would use as the secret: the published key set.
+            let publishedKeys = try await identity.call(IdentityMethods.getJWKS, Empty()).json
             let hmac =
                 Base64URL.encode(Array(#"{"alg":"HS256","kid":"\#(keyID)","typ":"at+jwt"}"#.utf8)) + "."
                 + parts[1] + "."
-                + Base64URL.encode(
-                    HMACSHA256.authenticationCode(key: key.publicKey.rawRepresentation, message: Array(parts[1].utf8))
-                )
+                + Base64URL.encode(HMACSHA256.authenticationCode(key: publishedKeys, message: Array(parts[1].utf8)))
             #expect(await verify(identity, hmac) == IdentityStatus.unsupportedAlgorithm)
+            // The key's signature under another asymmetric alg (algorithm confusion) is refused unchecked.
+            for other in JWSAlgorithm.allCases where other != key.algorithm {
+                let header = #"{"alg":"\#(other.rawValue)","kid":"\#(keyID)","typ":"at+jwt"}"#
+                let swapped = Base64URL.encode(Array(header.utf8)) + "." + parts[1] + "." + parts[2]
+                #expect(await verify(identity, swapped) == IdentityStatus.invalidToken)
+            }
 
             let stranger = JWTSigner(privateKey: Ed25519PrivateKey(), keyID: "not-a-foyer-key", type: "at+jwt")
             #expect(await verify(identity, try stranger.sign(claims: good)) == IdentityStatus.unknownKeyID)
-            let withoutKeyID = JWTSigner(privateKey: key, keyID: nil, type: "at+jwt")
+            let withoutKeyID = JWTSigner(signingKey: key, keyID: nil, type: "at+jwt")
             #expect(await verify(identity, try withoutKeyID.sign(claims: good)) == IdentityStatus.unknownKeyID)
-            let idTokenType = JWTSigner(privateKey: key, keyID: keyID, type: "JWT")
+            let idTokenType = JWTSigner(signingKey: key, keyID: keyID, type: "JWT")
             #expect(await verify(identity, try idTokenType.sign(claims: good)) == IdentityStatus.invalidToken)
 
             identity.clock.advance(by: .seconds(15 * 60 + 61))
@@ -156,7 +163,7 @@ struct AccessTokenTests {
             // fails: its session is revoked.
             let (keyID, key) = try await signingKey(identity)
             let now = Int64(identity.clock.now().timeIntervalSince1970)
-            let late = try JWTSigner(privateKey: key, keyID: keyID, type: "at+jwt").sign(
+            let late = try JWTSigner(signingKey: key, keyID: keyID, type: "at+jwt").sign(
                 claims: ForgedClaims(
                     sub: first.uid,
                     is_anonymous: true,

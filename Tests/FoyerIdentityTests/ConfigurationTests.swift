@@ -15,7 +15,8 @@ struct ConfigurationTests {
         let configuration = IdentityConfiguration(
             database: DatabaseConfiguration(engine: .sqlite(path: "/tmp/x.sqlite"))
         )
-        #expect(configuration.issuer == "foyer" && configuration.audience == "foyer-app")
+        #expect(configuration.issuer == "http://127.0.0.1:7480" && configuration.audience == "foyer-app")
+        #expect(configuration.signingAlgorithm == .es256)
         #expect(configuration.accessTokenLifetime == .seconds(900))
         #expect(configuration.refreshReuseGrace == .seconds(30))
         #expect(configuration.password.algorithm == .argon2id)

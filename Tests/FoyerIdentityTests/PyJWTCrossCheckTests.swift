@@ -1,5 +1,6 @@
 import Foundation
 import FoyerAPI
+import FoyerCrypto
 import FoyerIdentity
 import FoyerRPC
 import FoyerTestSupport
@@ -7,7 +8,7 @@ import FoyerWire
 import Testing
 
 /// An access token issued by identity verifies with an outside implementation: Python's PyJWT (with its
-/// `cryptography` backend for EdDSA) against the JWKS identity publishes.
+/// `cryptography` backend) against the JWKS identity publishes, for each algorithm identity signs with.
 @Suite("Cross-check with PyJWT")
 struct PyJWTCrossCheckTests {
     private struct Request: Encodable {
@@ -39,16 +40,17 @@ struct PyJWTCrossCheckTests {
     }
 
     @Test(
-        "PyJWT verifies identity's access token against the published JWKS, and rejects tampered, wrong-audience and wrong-issuer variants"
+        "PyJWT verifies identity's access token against the published JWKS, and rejects tampered, wrong-audience and wrong-issuer variants",
+        arguments: JWSAlgorithm.allCases
     )
-    func pyjwtVerifies() async throws {
-        try await withIdentity(.sqlite) { identity in
+    func pyjwtVerifies(algorithm: JWSAlgorithm) async throws {
+        try await withIdentity(.sqlite, configure: { $0.signingAlgorithm = algorithm }) { identity in
             let guest = try await identity.newGuest()
             let jwks = try await identity.call(IdentityMethods.getJWKS, Empty()).json
             let request = Request(
                 token: guest.accessToken,
                 jwks: String(decoding: jwks, as: UTF8.self),
-                issuer: "foyer",
+                issuer: "http://127.0.0.1:7480",
                 audience: "foyer-app"
             )
             let output = try await PythonScript.run(
@@ -62,10 +64,12 @@ struct PyJWTCrossCheckTests {
             )
             let response = try JSONDecoder().decode(Response.self, from: output)
             #expect(response.valid, "PyJWT rejected the token: \(response.error ?? "?")")
-            #expect(response.header["alg"] == "EdDSA" && response.header["typ"] == "at+jwt")
+            #expect(response.header["alg"] == algorithm.rawValue && response.header["typ"] == "at+jwt")
             let claims = try #require(response.claims)
             #expect(claims.sub == guest.uid && claims.is_anonymous && claims.sid == guest.sessionID)
-            #expect(claims.iss == "foyer" && claims.aud == "foyer-app" && claims.exp - claims.iat == 900)
+            #expect(
+                claims.iss == "http://127.0.0.1:7480" && claims.aud == "foyer-app" && claims.exp - claims.iat == 900
+            )
             #expect(response.tamperedRejected && response.wrongAudienceRejected && response.wrongIssuerRejected)
         }
     }

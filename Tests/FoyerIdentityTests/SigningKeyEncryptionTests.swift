@@ -19,6 +19,7 @@ struct SigningKeyEncryptionTests {
     /// A row of `identity_signing_keys` as stored.
     struct StoredRow {
         let keyID: String
+        let algorithm: JWSAlgorithm
         let privateKey: [UInt8]
         let kekID: String?
         let retired: Bool
@@ -26,15 +27,18 @@ struct SigningKeyEncryptionTests {
 
     static func rows(_ database: FoyerDatabase) async throws -> [StoredRow] {
         try await database.withConnection { sql in
-            try await sql.raw("SELECT kid, private_key, kek_id, retired_at FROM identity_signing_keys ORDER BY kid")
-                .all().map { row in
-                    StoredRow(
-                        keyID: try row.decode(column: "kid", as: String.self),
-                        privateKey: try row.decodeBytes(column: "private_key"),
-                        kekID: try row.decode(column: "kek_id", as: String?.self),
-                        retired: try row.decodeOptionalDate(column: "retired_at") != nil
-                    )
-                }
+            try await sql.raw(
+                "SELECT kid, algorithm, private_key, kek_id, retired_at FROM identity_signing_keys ORDER BY kid"
+            )
+            .all().map { row in
+                StoredRow(
+                    keyID: try row.decode(column: "kid", as: String.self),
+                    algorithm: try #require(JWSAlgorithm(rawValue: row.decode(column: "algorithm", as: String.self))),
+                    privateKey: try row.decodeBytes(column: "private_key"),
+                    kekID: try row.decode(column: "kek_id", as: String?.self),
+                    retired: try row.decodeOptionalDate(column: "retired_at") != nil
+                )
+            }
         }
     }
 
@@ -43,8 +47,8 @@ struct SigningKeyEncryptionTests {
         Set(try JWKSet(json: try await identity.service.jwksJSON()).keys.compactMap(\.kid))
     }
 
-    /// Checks that `row` is sealed with `kek` for its own kid, that what it seals is a key whose id is the kid, and
-    /// that the stored bytes do not contain that seed.
+    /// Checks that `row` is sealed with `kek` for its own kid, that what it seals is a key of the row's algorithm
+    /// whose id is the kid, and that the stored bytes do not contain that key in clear.
     static func expectSealed(
         _ row: StoredRow,
         with kek: TestKEK,
@@ -53,17 +57,14 @@ struct SigningKeyEncryptionTests {
         throws
     {
         #expect(row.kekID == kek.key.id, sourceLocation: sourceLocation)
-        #expect(row.privateKey.count == 12 + 32 + 16, sourceLocation: sourceLocation)
         let seed = try AES256GCM.open(
             AES256GCM.SealedBox(combined: row.privateKey),
             key: kek.bytes,
             associatedData: Array(row.keyID.utf8)
         )
-        let key = try Ed25519PrivateKey(rawRepresentation: seed)
-        #expect(
-            Base64URL.encode(SHA256.hash(key.publicKey.rawRepresentation).prefix(16)) == row.keyID,
-            sourceLocation: sourceLocation
-        )
+        #expect(row.privateKey.count == 12 + seed.count + 16, sourceLocation: sourceLocation)
+        let key = try JWTSigningKey(algorithm: row.algorithm, storedRepresentation: seed)
+        #expect(key.verificationKey.derivedKeyID == row.keyID, sourceLocation: sourceLocation)
         let stored = row.privateKey
         let containsSeed = (0...(stored.count - seed.count)).contains { Array(stored[$0..<$0 + seed.count]) == seed }
         #expect(!containsSeed, sourceLocation: sourceLocation)
@@ -138,7 +139,13 @@ struct SigningKeyEncryptionTests {
                 return try await identity.newGuest()
             }
             let clear = try await Self.rows(database)
-            #expect(clear.count == 2 && clear.allSatisfy { $0.kekID == nil && $0.privateKey.count == 32 })
+            #expect(
+                clear.count == 2
+                    && clear.allSatisfy {
+                        $0.kekID == nil
+                            && (try? JWTSigningKey(algorithm: $0.algorithm, storedRepresentation: $0.privateKey)) != nil
+                    }
+            )
 
             // Two replicas start together with the KEK: the rows are sealed once, and both sign with the same key.
             var sealed = plain

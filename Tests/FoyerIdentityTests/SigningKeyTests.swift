@@ -25,7 +25,7 @@ struct SigningKeyTests {
             ) {
                 identity in
                 let keys = try JWKSet(json: try await identity.service.jwksJSON())
-                #expect(keys.keys.count == 1 && keys.keys[0].kty == "OKP" && keys.keys[0].alg == "EdDSA")
+                #expect(keys.keys.count == 1 && keys.keys[0].kty == "EC" && keys.keys[0].alg == "ES256")
                 #expect(
                     try await identity.call(IdentityMethods.getJWKS, Empty()).json
                         == (try await identity.service.jwksJSON())

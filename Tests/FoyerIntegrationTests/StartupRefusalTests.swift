@@ -52,4 +52,22 @@ struct StartupRefusalTests {
         #expect(parsed.status != 0)
         #expect(parsed.output.contains("--webhook-urls needs --webhook-secret-file"), "\(parsed.output)")
     }
+
+    @Test(
+        "identity and the gateway refuse an issuer that is not an https URL (http only on loopback), and identity an unknown --signing-algorithm",
+        arguments: ["identity", "gateway"]
+    )
+    func issuerMustBeAURL(executable: String) throws {
+        for issuer in ["foyer", "http://auth.example.com", "https://auth.example.com/", "https://auth.example.com?x=1"]
+        {
+            let refused = try run(executable, ["--issuer", issuer])
+            #expect(refused.status != 0)
+            #expect(refused.output.contains("the issuer \(issuer)"), "\(refused.output)")
+        }
+        if executable == "identity" {
+            let refused = try run(executable, ["--signing-algorithm", "HS256"])
+            #expect(refused.status != 0)
+            #expect(refused.output.contains("--signing-algorithm"), "\(refused.output)")
+        }
+    }
 }

@@ -72,9 +72,10 @@ class TokenVerifier:
         configuration = client.call("getOpenIDConfiguration")
         expect_status(configuration, 200, "openid-configuration")
         discovery = configuration.json
+        self.algorithms = discovery["id_token_signing_alg_values_supported"]
         expect(
-            "EdDSA" in discovery["id_token_signing_alg_values_supported"],
-            f"openid-configuration does not offer EdDSA: {discovery}",
+            self.algorithms and set(self.algorithms) <= {"ES256", "RS256", "EdDSA"},
+            f"openid-configuration offers no algorithm or an unexpected one: {discovery}",
         )
         expect(
             discovery["jwks_uri"].endswith("/.well-known/jwks.json"),
@@ -90,7 +91,7 @@ class TokenVerifier:
 
     def claims(self, token):
         key = self.keys.get_signing_key_from_jwt(token)
-        return jwt.decode(token, key.key, algorithms=["EdDSA"], issuer=self.issuer, audience=self.audience)
+        return jwt.decode(token, key.key, algorithms=self.algorithms, issuer=self.issuer, audience=self.audience)
 
     def expect_session(self, session, uid, is_anonymous, what):
         claims = self.claims(session["accessToken"])

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FoyerAccessTokens
 import FoyerGateway
 import FoyerGatewayHTTP
 import FoyerRPC
@@ -20,7 +21,13 @@ struct GatewayCommand: AsyncParsableCommand {
     @OptionGroup(title: "The app's merge and delete hooks") var hooks: AppHookOptions
     @Option(help: "cleanup's address. (env: FOYER_CLEANUP_ADDRESS; default: 127.0.0.1:7404)")
     var cleanup: String?
-    @Option(help: "The issuer access tokens must name. (env: FOYER_ISSUER; default: foyer)")
+    @Option(
+        help: """
+            The issuer access tokens must name (identity's --issuer), also the discovery document's issuer: an https \
+            URL without query, fragment or final slash (http only for a loopback host). (env: FOYER_ISSUER; default: \
+            http://127.0.0.1:7480)
+            """
+    )
     var issuer: String?
     @Option(help: "The audience access tokens must name. (env: FOYER_AUDIENCE; default: foyer-app)")
     var audience: String?
@@ -180,6 +187,7 @@ struct GatewayCommand: AsyncParsableCommand {
         configuration.operationAnswerKey = startup.clusterSecret.derivedKey(purpose: "gateway operation answers")
         configuration.appHooks = try hooks.settings()
         configuration.issuer = try settings.value(issuer, .text("--issuer", "FOYER_ISSUER")) ?? configuration.issuer
+        if let problem = IssuerURL.problem(with: configuration.issuer) { throw ValidationError(problem) }
         configuration.audience =
             try settings.value(audience, .text("--audience", "FOYER_AUDIENCE")) ?? configuration.audience
         configuration.trustClientSourceForLoadTests = settings.isOn(loadTestSources, "FOYER_LOAD_TEST_SOURCES")

@@ -1,5 +1,6 @@
 import Foundation
 import FoyerAPI
+import FoyerCrypto
 import FoyerJSON
 import FoyerRPC
 import FoyerWire
@@ -38,7 +39,10 @@ extension GatewayHTTPResponder {
             response.headers[.cacheControl] = "public, max-age=\(configuration.jwksMaxAgeSeconds)"
             return response
         case "/.well-known/openid-configuration":
-            return Self.jsonResponse(openIDConfiguration(context), status: 200)
+            let jwks = try await dispatcher.call(GatewayMethods.jwks, Empty())
+            var response = Self.jsonResponse(openIDConfiguration(context, jwks: jwks), status: 200)
+            response.headers[.cacheControl] = "public, max-age=\(configuration.jwksMaxAgeSeconds)"
+            return response
         case "/healthz":
             return Self.jsonResponse(["status": "serving"], status: 200)
         case "/readyz":
@@ -71,10 +75,14 @@ extension GatewayHTTPResponder {
         return Self.jsonResponse(["status": "ready"], status: 200)
     }
 
-    /// The discovery document. Its `jwks_uri` comes from `publicURL`, else from the address the client connected
-    /// to (this listener's own), never from the request's `Host`, which the client chooses: a discovery document
-    /// fetched through a cache or proxy must not point verifiers at a key set of the client's choosing.
-    private func openIDConfiguration(_ context: GatewayHTTPContext) -> JSONValue {
+    /// The discovery document, for resource servers that verify access tokens: the configured issuer, `jwks_uri`,
+    /// and the algorithms of the keys the JWKS publishes now (identity's, as the gateway caches them), so a verifier
+    /// that allows only the listed algorithms accepts the tokens of a key being replaced and of its successor.
+    ///
+    /// Its `jwks_uri` comes from `publicURL`, else from the address the client connected to (this listener's own),
+    /// never from the request's `Host`, which the client chooses: a discovery document fetched through a cache or
+    /// proxy must not point verifiers at a key set of the client's choosing.
+    private func openIDConfiguration(_ context: GatewayHTTPContext, jwks: JWKSResponse) -> JSONValue {
         let base: String
         if let publicURL = configuration.publicURL {
             base = publicURL.hasSuffix("/") ? String(publicURL.dropLast()) : publicURL
@@ -85,10 +93,18 @@ extension GatewayHTTPResponder {
         return [
             "issuer": .string(gateway.configuration.issuer),
             "jwks_uri": .string(base + "/.well-known/jwks.json"),
-            "id_token_signing_alg_values_supported": ["EdDSA"],
+            "id_token_signing_alg_values_supported": .array(Self.algorithms(of: jwks).map { .string($0) }),
             "subject_types_supported": ["public"],
             "response_types_supported": ["token"],
         ]
+    }
+
+    /// The algorithms of the keys in a JWK Set, in ``JWSAlgorithm``'s order, each once; none if the set does not
+    /// parse (identity publishes only keys FoyerCrypto reads, so that would be a bug, and verifiers then fail closed).
+    static func algorithms(of jwks: JWKSResponse) -> [String] {
+        let keys = (try? JWKSet(json: jwks.json))?.keys ?? []
+        let published = Set(keys.compactMap { try? $0.verificationKey().algorithm })
+        return JWSAlgorithm.allCases.filter(published.contains).map(\.rawValue)
     }
 
     /// `host:port` of a socket address (`[v6]:port` for IPv6), or `fallback` for one without an IP address.

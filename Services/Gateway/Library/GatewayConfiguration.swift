@@ -11,8 +11,9 @@ public struct GatewayConfiguration: Sendable {
     public var userData: RPCClientConfiguration
     public var cleanup: RPCClientConfiguration
 
-    /// What access tokens must say (identity's `--issuer` and `--audience`).
-    public var issuer = "foyer"
+    /// What access tokens must say (identity's `--issuer` and `--audience`); the issuer is also the discovery
+    /// document's `issuer`.
+    public var issuer = "http://127.0.0.1:7480"
     public var audience = "foyer-app"
     public var accessTokenClockSkew: Duration = .seconds(60)
     /// How often the cached signing keys may be refetched from identity when a token names an unknown key.

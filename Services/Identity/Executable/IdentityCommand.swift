@@ -21,7 +21,12 @@ struct IdentityCommand: AsyncParsableCommand {
     @OptionGroup(title: "Events and webhooks") var webhooks: WebhookOptions
     @OptionGroup(title: "Sign in with Apple token revocation") var appleRevocation: AppleRevocationOptions
 
-    @Option(help: "The `iss` of access tokens. (env: FOYER_ISSUER; default: foyer)")
+    @Option(
+        help: """
+            The `iss` of access tokens and the gateway's discovery document: an https URL without query, fragment or \
+            final slash (http only for a loopback host). (env: FOYER_ISSUER; default: http://127.0.0.1:7480)
+            """
+    )
     var issuer: String?
     @Option(help: "The `aud` of access tokens. (env: FOYER_AUDIENCE; default: foyer-app)")
     var audience: String?

@@ -1,12 +1,21 @@
 import ArgumentParser
 import Foundation
+import FoyerCrypto
 import FoyerIdentity
 import FoyerServiceKit
 import Logging
 
-/// The options of identity's signing keys: the key-encryption key that seals them at rest, the one it replaces,
-/// and the rotation schedule. A flag wins over its environment variable, which wins over the default.
+/// The options of identity's signing keys: their algorithm, the key-encryption key that seals them at rest, the one
+/// it replaces, and the rotation schedule. A flag wins over its environment variable, which wins over the default.
 struct SigningKeyOptions: ParsableArguments {
+    @Option(
+        help: """
+            The algorithm of the keys that sign access tokens: ES256, RS256 or EdDSA. Starting with another one than \
+            the current key's rotates to a key of this algorithm. (env: FOYER_SIGNING_ALGORITHM; default: ES256)
+            """
+    )
+    var signingAlgorithm: String?
+
     @Option(
         help: """
             File holding the key-encryption key that seals the signing keys at rest: 32 random bytes in standard \
@@ -36,6 +45,14 @@ struct SigningKeyOptions: ParsableArguments {
     /// Sets the signing-key settings given by flags or environment on `configuration`; reads the key files.
     func apply(to configuration: inout IdentityConfiguration, logger: Logger) throws {
         let settings = SettingsReader()
+        let algorithm = Setting<JWSAlgorithm>.choice(
+            "--signing-algorithm",
+            "FOYER_SIGNING_ALGORITHM",
+            of: JWSAlgorithm.allCases.map(\.rawValue)
+        )
+        if let algorithm = try settings.value(parsing: signingAlgorithm, algorithm) {
+            configuration.signingAlgorithm = algorithm
+        }
         let current = Setting<String>.text(
             "--signing-key-encryption-key-file",
             "FOYER_SIGNING_KEY_ENCRYPTION_KEY_FILE"

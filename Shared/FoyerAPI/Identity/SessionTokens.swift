@@ -7,7 +7,7 @@ public import NIOCore
 /// string uid                               <= 64 bytes
 /// bool   isAnonymous
 /// string sessionID                         <= 64 bytes
-/// string accessToken                       <= 4096 bytes: a JWT (EdDSA), 15 minutes by default
+/// string accessToken                       <= 4096 bytes: a JWT (ES256, RS256 or EdDSA), 15 minutes by default
 /// u64    accessTokenExpiresAtMilliseconds  since the Unix epoch
 /// string refreshToken                      <= 128 bytes: 43 base64url characters (256 random bits)
 /// u64    refreshTokenExpiresAtMilliseconds the earlier of the idle and the absolute expiry, at issue time

@@ -10,10 +10,16 @@ public struct IdentityConfiguration: Sendable {
 
     // MARK: Access tokens
 
-    /// `iss` of the access tokens. Default "foyer".
-    public var issuer: String = "foyer"
+    /// `iss` of the access tokens, and the `issuer` of the gateway's discovery document: an absolute http(s) URL
+    /// without query or fragment (`https://auth.example.com`), https unless its host is a loopback address.
+    /// Default "http://127.0.0.1:7480", the gateway's HTTP address under `make run`: a deployment sets its own.
+    public var issuer: String = "http://127.0.0.1:7480"
     /// `aud` of the access tokens. Default "foyer-app".
     public var audience: String = "foyer-app"
+    /// The algorithm of the keys that sign access tokens: ES256, RS256 or EdDSA. Starting with another algorithm
+    /// than the current key's rotates to a key of this one (with `signingKeyActivationDelay`). Default ES256, which
+    /// every common verifier accepts (docs/DECISIONS.md).
+    public var signingAlgorithm: JWSAlgorithm = .es256
     /// Lifetime of an access token (`exp - iat`). Default 15 minutes.
     public var accessTokenLifetime: Duration = .seconds(15 * 60)
     /// Clock difference tolerated when checking our own tokens' `exp` and `iat`. Default 60 s.

@@ -1,4 +1,5 @@
 import Foundation
+import FoyerAccessTokens
 import FoyerCrypto
 
 /// A setting of `IdentityConfiguration` that cannot work; the message names it.
@@ -13,7 +14,7 @@ enum IdentityConfigurationCheck {
         func require(_ condition: Bool, _ message: String) throws {
             if !condition { throw IdentityConfigurationError(message) }
         }
-        try require(!configuration.issuer.isEmpty, "issuer must not be empty")
+        if let problem = IssuerURL.problem(with: configuration.issuer) { throw IdentityConfigurationError(problem) }
         try require(!configuration.audience.isEmpty, "audience must not be empty")
         for (name, duration) in [
             ("accessTokenLifetime", configuration.accessTokenLifetime),

@@ -318,6 +318,16 @@ enum IdentityMigrations {
                 "ALTER TABLE identity_users ADD COLUMN operation_detail BIGINT"
             ]
         ),
+        Migration(
+            version: 13,
+            name: "signing keys of several algorithms",
+            statements: [
+                // The JWS algorithm the key signs with (EdDSA, ES256 or RS256), which says what `private_key` holds:
+                // the Ed25519 seed, SEC 1 DER or PKCS #1 DER (sealed or not, as `kek_id` says). Rows from before are
+                // Ed25519 keys.
+                "ALTER TABLE identity_signing_keys ADD COLUMN algorithm TEXT NOT NULL DEFAULT 'EdDSA'"
+            ]
+        ),
     ]
 
     /// Every table, for tests that check nothing of a user is left.

@@ -78,6 +78,7 @@ public final class IdentityService: Sendable {
         try IdentityConfigurationCheck.validate(configuration)
         try await database.migrate(service: IdentityMigrations.service, migrations: IdentityMigrations.all)
         let keys = SigningKeyRing(
+            algorithm: configuration.signingAlgorithm,
             publicationWindow: configuration.accessTokenLifetime + configuration.accessTokenClockSkew,
             reloadInterval: configuration.signingKeyReloadInterval,
             activationDelay: configuration.signingKeyActivationDelay,
@@ -86,6 +87,12 @@ public final class IdentityService: Sendable {
         )
         let sealed = try await keys.prepareStorage(database)
         try await keys.load(database, now: configuration.now())
+        if let keyID = try await keys.rotateToConfiguredAlgorithm(database, now: configuration.now()) {
+            logger.notice(
+                "signing key rotated to the configured algorithm",
+                metadata: ["key.id": "\(keyID)", "key.algorithm": "\(configuration.signingAlgorithm.rawValue)"]
+            )
+        }
         announceKeyStorage(configuration, sealed: sealed, logger: logger)
         let statistics = IdentityStatistics()
         let http = needsHTTP(configuration) ? URLSessionHTTPClient() : nil

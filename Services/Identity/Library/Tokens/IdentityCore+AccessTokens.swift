@@ -8,7 +8,8 @@ import SQLKit
 extension IdentityCore {
     /// `verifyAccessToken`: the checks, in order, each with its own status:
     ///
-    /// 1. structure and `alg` (`invalid-token`; `unsupported-algorithm` for `none`, HMAC or a non-EdDSA `alg`),
+    /// 1. structure and `alg` (`invalid-token`; `unsupported-algorithm` for `none`, HMAC or any `alg` but EdDSA,
+    ///    ES256 and RS256; `invalid-token` at step 4 for an `alg` that is not the named key's),
     /// 2. `typ` must be `at+jwt` (`invalid-token`: another kind of JWT),
     /// 3. `kid` among the published keys, after a reload if due (`unknown-key-id`),
     /// 4. signature (`invalid-token`),

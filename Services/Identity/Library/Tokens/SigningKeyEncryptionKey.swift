@@ -1,9 +1,9 @@
 import Foundation
 import FoyerCrypto
 
-/// The key-encryption key (KEK) that seals identity's signing keys at rest: each Ed25519 seed is stored as
-/// AES-256-GCM `nonce ‖ ciphertext ‖ tag` with a fresh random nonce and the key's `kid` as associated data, so a
-/// sealed seed moved to another row does not open.
+/// The key-encryption key (KEK) that seals identity's signing keys at rest: each key (an Ed25519 seed, SEC 1 or
+/// PKCS #1 DER) is stored as AES-256-GCM `nonce ‖ ciphertext ‖ tag` with a fresh random nonce and the key's `kid` as
+/// associated data, so a sealed key moved to another row does not open.
 ///
 /// The KEK comes from a secret file (`--signing-key-encryption-key-file`): exactly 32 random bytes written in
 /// standard base64 (RFC 4648 §4: `A`–`Z`, `a`–`z`, `0`–`9`, `+`, `/`, with `=` padding, so 44 characters), optionally

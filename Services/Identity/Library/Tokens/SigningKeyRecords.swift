@@ -3,13 +3,16 @@ import FoyerCrypto
 import FoyerStorage
 import SQLKit
 
-/// The rows of `identity_signing_keys` and how their seeds are stored: sealed with the key-encryption key (KEK)
-/// when one is configured (`private_key` is AES-256-GCM `nonce ‖ ciphertext ‖ tag`, `kek_id` names the KEK), in
-/// clear otherwise (`kek_id` NULL).
+/// The rows of `identity_signing_keys` and how their keys are stored: `algorithm` says which kind of key
+/// `private_key` holds (the Ed25519 seed for EdDSA, SEC 1 DER for ES256, PKCS #1 DER for RS256:
+/// ``JWTSigningKey/storedRepresentation``), sealed with the key-encryption key (KEK) when one is configured
+/// (`private_key` is AES-256-GCM `nonce ‖ ciphertext ‖ tag`, `kek_id` names the KEK), in clear otherwise (`kek_id`
+/// NULL).
 struct SigningKeyRecords: Sendable {
     /// One row as stored.
     struct Row: Sendable {
         let keyID: String
+        let algorithm: String
         let storedKey: [UInt8]
         let kekID: String?
         let createdAt: Date
@@ -21,16 +24,23 @@ struct SigningKeyRecords: Sendable {
     /// A KEK rows may still be sealed with, which start-up re-seals with `current`.
     let previous: SigningKeyEncryptionKey?
 
-    /// The seed of a row, opened with the KEK its `kek_id` names.
+    /// The key of a row, opened with the KEK its `kek_id` names.
     ///
     /// - Throws: ``IdentityConfigurationError`` naming both KEKs when the row is sealed by a KEK this identity does
-    ///   not have (or by any, when it has none).
-    func privateKey(of row: Row) throws -> Ed25519PrivateKey {
-        guard let kekID = row.kekID else { return try Ed25519PrivateKey(rawRepresentation: row.storedKey) }
+    ///   not have (or by any, when it has none), or naming the algorithm when it is not one identity signs with.
+    func privateKey(of row: Row) throws -> JWTSigningKey {
+        guard let algorithm = JWSAlgorithm(rawValue: row.algorithm) else {
+            throw IdentityConfigurationError(
+                "the signing key \(row.keyID) is for the algorithm \(row.algorithm), which this identity does not know"
+            )
+        }
+        guard let kekID = row.kekID else {
+            return try JWTSigningKey(algorithm: algorithm, storedRepresentation: row.storedKey)
+        }
         for kek in [current, previous].compactMap({ $0 }) where kek.id == kekID {
-            var seed = try kek.open(row.storedKey, keyID: row.keyID)
-            defer { seed.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) } }
-            return try Ed25519PrivateKey(rawRepresentation: seed)
+            var stored = try kek.open(row.storedKey, keyID: row.keyID)
+            defer { stored.withUnsafeMutableBytes { _ = $0.initializeMemory(as: UInt8.self, repeating: 0) } }
+            return try JWTSigningKey(algorithm: algorithm, storedRepresentation: stored)
         }
         guard let current else {
             throw IdentityConfigurationError(
@@ -54,12 +64,13 @@ struct SigningKeyRecords: Sendable {
     static func read(_ sql: any SQLDatabase) async throws -> [Row] {
         try await sql.raw(
             """
-            SELECT kid, private_key, kek_id, created_at, retired_at FROM identity_signing_keys
+            SELECT kid, algorithm, private_key, kek_id, created_at, retired_at FROM identity_signing_keys
             ORDER BY created_at, kid
             """
         ).all().map { row in
             Row(
                 keyID: try row.decode(column: "kid", as: String.self),
+                algorithm: try row.decode(column: "algorithm", as: String.self),
                 storedKey: try row.decodeBytes(column: "private_key"),
                 kekID: try row.decode(column: "kek_id", as: String?.self),
                 createdAt: try row.decodeDate(column: "created_at"),
@@ -68,17 +79,20 @@ struct SigningKeyRecords: Sendable {
         }
     }
 
-    /// Creates a new unretired key, sealed if there is a KEK. Returns its key id.
+    /// Creates a new unretired key for `algorithm`, sealed if there is a KEK. Returns its key id.
+    ///
+    /// The key is generated before the call, outside any transaction: an RSA key takes a noticeable time to make.
     @discardableResult
-    func insertNewKey(_ sql: any SQLDatabase, now: Date) async throws -> String {
-        let key = Ed25519PrivateKey()
-        let keyID = SigningKeyRing.keyID(of: key.publicKey)
-        let stored = try current.map { try $0.seal(key.rawRepresentation, keyID: keyID) } ?? key.rawRepresentation
+    func insertNewKey(_ sql: any SQLDatabase, _ key: JWTSigningKey, now: Date) async throws -> String {
+        let keyID = key.verificationKey.derivedKeyID
+        let clear = try key.storedRepresentation
+        let stored = try current.map { try $0.seal(clear, keyID: keyID) } ?? clear
         let kekID: SQLQueryString = current.map { "\(bind: $0.id)" } ?? "NULL"
         try await sql.raw(
             """
-            INSERT INTO identity_signing_keys (kid, private_key, kek_id, created_at, retired_at)
-            VALUES (\(bind: keyID), \(SQLBytes(stored)), \(kekID), \(SQLTimestamp(now)), NULL)
+            INSERT INTO identity_signing_keys (kid, algorithm, private_key, kek_id, created_at, retired_at)
+            VALUES (\(bind: keyID), \(bind: key.algorithm.rawValue), \(SQLBytes(stored)), \(kekID), \(SQLTimestamp(now)),
+                NULL)
             """
         ).run()
         return keyID
@@ -95,7 +109,7 @@ struct SigningKeyRecords: Sendable {
         return try await database.transaction { sql in
             var sealed = 0
             for row in try await Self.read(sql) where row.kekID != current.id {
-                let stored = try current.seal(try privateKey(of: row).rawRepresentation, keyID: row.keyID)
+                let stored = try current.seal(try privateKey(of: row).storedRepresentation, keyID: row.keyID)
                 let previousCondition: SQLQueryString =
                     row.kekID.map { "kek_id = \(bind: $0)" } ?? "kek_id IS NULL"
                 let changed = try await sql.raw(

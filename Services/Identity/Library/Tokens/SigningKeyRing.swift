@@ -5,8 +5,10 @@ import FoyerStorage
 import SQLKit
 import Synchronization
 
-/// The Ed25519 keys that sign access tokens, kept in `identity_signing_keys` (sealed with the key-encryption key
-/// when one is configured; see `SigningKeyRecords`) and cached here.
+/// The keys that sign access tokens, kept in `identity_signing_keys` (sealed with the key-encryption key when one
+/// is configured; see `SigningKeyRecords`) and cached here. Each key has one algorithm (EdDSA, ES256 or RS256); new
+/// keys are made for the configured `algorithm`, and every published key is in the JWKS with its own `alg`, so
+/// verifiers accept the tokens of the key being replaced while the new one takes over.
 ///
 /// A new key is published at once but signs only `activationDelay` later, and the key it replaces keeps signing
 /// until then (its `retired_at` is that moment): by the time a token names the new key, every identity replica has
@@ -16,11 +18,12 @@ import Synchronization
 /// `verifyAccessToken` until every token it signed has expired (lifetime + skew after `retired_at`), then the janitor
 /// deletes it. Keys rotate on request (`rotate`) and on a schedule (`rotateIfDue`, from the janitor). Replicas
 /// reload the keys every `signingKeyReloadInterval` and on an unknown `kid` (at most that often), so a rotation on
-/// one replica reaches the others.
+/// one replica reaches the others. When identity starts with another algorithm than the current key's, it rotates
+/// at once (``rotateToConfiguredAlgorithm(_:now:)``), with the same activation delay.
 final class SigningKeyRing: Sendable {
     struct Key: Sendable {
         let keyID: String
-        let privateKey: Ed25519PrivateKey
+        let privateKey: JWTSigningKey
         let createdAt: Date
         let retiredAt: Date?
     }
@@ -35,29 +38,28 @@ final class SigningKeyRing: Sendable {
     private let reloadInterval: Duration
     private let activationDelay: Duration
     private let records: SigningKeyRecords
+    /// The algorithm of the keys this ring makes.
+    let algorithm: JWSAlgorithm
 
     init(
+        algorithm: JWSAlgorithm = .es256,
         publicationWindow: Duration,
         reloadInterval: Duration,
         activationDelay: Duration,
         encryptionKey: SigningKeyEncryptionKey? = nil,
         previousEncryptionKey: SigningKeyEncryptionKey? = nil
     ) {
+        self.algorithm = algorithm
         self.publicationWindow = publicationWindow
         self.reloadInterval = reloadInterval
         self.activationDelay = activationDelay
         records = SigningKeyRecords(current: encryptionKey, previous: previousEncryptionKey)
     }
 
-    /// The key id of an Ed25519 public key: base64url of the first 16 bytes of its SHA-256.
-    static func keyID(of key: Ed25519PublicKey) -> String {
-        Base64URL.encode(SHA256.hash(key.rawRepresentation).prefix(16))
-    }
-
     /// The signer for tokens issued at `now`.
     func signer(now: Date) -> JWTSigner {
         let key = state.withLock { state in signingKey(among: state.keys, now: now) }
-        return JWTSigner(privateKey: key.privateKey, keyID: key.keyID, type: AccessTokenClaims.type)
+        return JWTSigner(signingKey: key.privateKey, keyID: key.keyID, type: AccessTokenClaims.type)
     }
 
     /// The newest key at least `activationDelay` old that has not retired. When none is that old (the first key, or
@@ -76,7 +78,7 @@ final class SigningKeyRing: Sendable {
     /// The verification key for `kid` if that key is still published at `now`.
     func verificationKey(id: String, now: Date) -> JWTVerificationKey? {
         state.withLock { state in
-            state.keys.first { $0.keyID == id && isPublished($0, now: now) }.map { .ed25519($0.privateKey.publicKey) }
+            state.keys.first { $0.keyID == id && isPublished($0, now: now) }.map(\.privateKey.verificationKey)
         }
     }
 
@@ -85,7 +87,7 @@ final class SigningKeyRing: Sendable {
         state.withLock { state in
             JWKSet(
                 keys: state.keys.filter { isPublished($0, now: now) }.map {
-                    $0.privateKey.publicKey.jwk(keyID: $0.keyID)
+                    $0.privateKey.verificationKey.jwk(keyID: $0.keyID)
                 }
             )
         }
@@ -118,14 +120,15 @@ final class SigningKeyRing: Sendable {
         return try await records.sealStoredKeys(database)
     }
 
-    /// Loads every key; creates the first one if there is none.
+    /// Loads every key; creates the first one (of the configured algorithm) if there is none.
     func load(_ database: FoyerDatabase, now: Date) async throws {
         var rows = try await database.withConnection { sql in try await SigningKeyRecords.read(sql) }
         if !rows.contains(where: { $0.retiredAt == nil }) {
+            let newKey = JWTSigningKey(generatingFor: algorithm)
             rows = try await database.transaction { [records] sql in
                 let current = try await SigningKeyRecords.read(sql)
                 if current.contains(where: { $0.retiredAt == nil }) { return current }
-                try await records.insertNewKey(sql, now: now)
+                try await records.insertNewKey(sql, newKey, now: now)
                 return try await SigningKeyRecords.read(sql)
             }
         }
@@ -156,11 +159,12 @@ final class SigningKeyRing: Sendable {
     /// `activationDelay` from `now`. Returns the new key id.
     func rotate(_ database: FoyerDatabase, now: Date) async throws -> String {
         let retiredAt = SQLTimestamp(now.adding(activationDelay))
+        let newKey = JWTSigningKey(generatingFor: algorithm)
         let keyID = try await database.transaction { [records] sql in
             try await sql.raw(
                 "UPDATE identity_signing_keys SET retired_at = \(retiredAt) WHERE retired_at IS NULL"
             ).run()
-            return try await records.insertNewKey(sql, now: now)
+            return try await records.insertNewKey(sql, newKey, now: now)
         }
         try await load(database, now: now)
         return keyID
@@ -177,6 +181,7 @@ final class SigningKeyRing: Sendable {
     func rotateIfDue(_ database: FoyerDatabase, now: Date, interval: Duration) async throws -> String? {
         let cutoff = SQLTimestamp(now.subtracting(interval))
         let retiredAt = SQLTimestamp(now.adding(activationDelay))
+        let newKey = JWTSigningKey(generatingFor: algorithm)
         let keyID: String? = try await database.transaction { [records] sql in
             let retired = try await sql.raw(
                 """
@@ -188,9 +193,39 @@ final class SigningKeyRing: Sendable {
                 """
             ).all()
             guard !retired.isEmpty else { return nil }
-            return try await records.insertNewKey(sql, now: now)
+            return try await records.insertNewKey(sql, newKey, now: now)
         }
         if keyID != nil { try await load(database, now: now) }
+        return keyID
+    }
+
+    /// At start, after ``load(_:now:)``: when no unretired key has the configured algorithm (identity was started
+    /// with another `--signing-algorithm`), retires the unretired keys and creates one of that algorithm, as
+    /// ``rotate(_:now:)`` does: the old key signs until the new one is `activationDelay` old, and stays published
+    /// until its last tokens have expired. Returns the new key id, or nil when the current key already has the
+    /// algorithm.
+    ///
+    /// As in ``rotateIfDue(_:now:interval:)``, the condition is in the UPDATE, so replicas that start together
+    /// make one key between them.
+    func rotateToConfiguredAlgorithm(_ database: FoyerDatabase, now: Date) async throws -> String? {
+        let current = state.withLock { state in state.keys.filter { $0.retiredAt == nil } }
+        guard !current.contains(where: { $0.privateKey.algorithm == algorithm }) else { return nil }
+        let retiredAt = SQLTimestamp(now.adding(activationDelay))
+        let newKey = JWTSigningKey(generatingFor: algorithm)
+        let keyID: String? = try await database.transaction { [records, algorithm] sql in
+            let retired = try await sql.raw(
+                """
+                UPDATE identity_signing_keys SET retired_at = \(retiredAt)
+                WHERE retired_at IS NULL AND NOT EXISTS (
+                    SELECT 1 FROM identity_signing_keys AS same
+                    WHERE same.retired_at IS NULL AND same.algorithm = \(bind: algorithm.rawValue))
+                RETURNING kid
+                """
+            ).all()
+            guard !retired.isEmpty else { return nil }
+            return try await records.insertNewKey(sql, newKey, now: now)
+        }
+        try await load(database, now: now)
         return keyID
     }
 
