@@ -21,6 +21,8 @@ FUZZ_MALLOC_LIMIT_MB ?= 2
 # stay apart from the packages above).
 SCHEMATHESIS_VERSION := 4.32.5
 SCHEMATHESIS := .build-python/bin/schemathesis
+# The second, independent verifier of access tokens in the tests (Tests/http/verifiers.py).
+JOSERFC_VERSION := 1.6.5
 DEB_PACKAGES := liblz4-dev libssl-dev libargon2-dev libsqlite3-dev postgresql pkg-config chromium openssl curl wrk
 
 .PHONY: help
@@ -28,7 +30,7 @@ help: ## List the targets
 	@grep -E '^[a-zA-Z_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  \033[36m%-10s\033[0m %s\n", $$1, $$2}'
 
 .PHONY: deps
-deps: ## Install what is missing: liblz4, libssl, libargon2, libsqlite3, PostgreSQL, Chromium, openssl, curl, wrk; Python's cryptography, PyJWT, PyYAML, check-jsonschema, aiosmtpd, openapi-spec-validator, argon2-cffi, opentelemetry-proto; schemathesis (pinned, in .build-python)
+deps: ## Install what is missing: liblz4, libssl, libargon2, libsqlite3, PostgreSQL, Chromium, openssl, curl, wrk; Python's cryptography, PyJWT, joserfc, PyYAML, check-jsonschema, aiosmtpd, openapi-spec-validator, argon2-cffi, opentelemetry-proto; schemathesis (pinned, in .build-python)
 	@command -v $(SWIFT) >/dev/null || { echo "Swift 6 is required (https://www.swift.org/install)"; exit 1; }
 	@missing=$$(for p in $(DEB_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
@@ -39,6 +41,10 @@ deps: ## Install what is missing: liblz4, libssl, libargon2, libsqlite3, Postgre
 	@python3 -c 'import cryptography, jwt, yaml, check_jsonschema, aiosmtpd, openapi_spec_validator, openapi_schema_validator, argon2, opentelemetry.proto.collector.trace.v1.trace_service_pb2' 2>/dev/null \
 		|| python3 -m pip install --quiet cryptography pyjwt pyyaml check-jsonschema aiosmtpd openapi-spec-validator argon2-cffi opentelemetry-proto \
 		|| { echo "could not install Python's cryptography, PyJWT, PyYAML, check-jsonschema, aiosmtpd, openapi-spec-validator, argon2-cffi and opentelemetry-proto (outside checks the tests use)"; exit 1; }
+	@# joserfc, pinned: the second verifier of access tokens beside PyJWT (Tests/http/verifiers.py).
+	@python3 -c 'import importlib.metadata as m; assert m.version("joserfc") == "$(JOSERFC_VERSION)"' 2>/dev/null \
+		|| python3 -m pip install --quiet 'joserfc==$(JOSERFC_VERSION)' \
+		|| { echo "could not install Python's joserfc $(JOSERFC_VERSION) (the second token verifier the tests use)"; exit 1; }
 	@$(SCHEMATHESIS) --version 2>/dev/null | grep -qF "$(SCHEMATHESIS_VERSION)" \
 		|| { python3 -m venv .build-python && .build-python/bin/pip install --quiet "schemathesis==$(SCHEMATHESIS_VERSION)"; } \
 		|| { echo "could not install schemathesis $(SCHEMATHESIS_VERSION) into .build-python (SchemathesisTests runs it)"; exit 1; }
