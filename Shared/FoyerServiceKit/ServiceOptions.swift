@@ -40,6 +40,14 @@ public struct ServiceOptions: ParsableArguments, Sendable {
 
     @Option(
         help: """
+            PostgreSQL: seconds one statement may run (blocked on a lock, say) before it fails as unavailable; 0: no \
+            limit. (env: FOYER_DATABASE_STATEMENT_TIMEOUT_SECONDS; default: 30)
+            """
+    )
+    public var databaseStatementTimeoutSeconds: Int?
+
+    @Option(
+        help: """
             SQLite: most transactions that share one commit (one fsync) when they queue for the writer; 1 commits \
             each alone. (env: FOYER_SQLITE_GROUP_COMMIT; default: 32)
             """
@@ -190,6 +198,12 @@ public struct ServiceOptions: ParsableArguments, Sendable {
             .positive("--database-pool-size", "FOYER_DATABASE_POOL_SIZE")
         ) {
             configuration.limits.postgresPoolSize = poolSize
+        }
+        if let timeout = try settings.value(
+            databaseStatementTimeoutSeconds,
+            .nonNegative("--database-statement-timeout-seconds", "FOYER_DATABASE_STATEMENT_TIMEOUT_SECONDS")
+        ) {
+            configuration.limits.postgresStatementTimeout = timeout == 0 ? nil : .seconds(timeout)
         }
         if let groupCommit = try settings.value(
             sqliteGroupCommit,

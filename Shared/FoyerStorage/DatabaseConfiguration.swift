@@ -61,6 +61,13 @@ public struct DatabaseConfiguration: Sendable, CustomStringConvertible {
         /// How long a caller waits for a free connection (PostgreSQL pool, SQLite writer or reader) before it fails
         /// with a timeout. Default 30 s. On SQLite every transaction waits here for the single writer.
         public var acquireTimeout: Duration = .seconds(30)
+        /// PostgreSQL: the longest one statement may run. The server cancels a statement that runs longer (blocked
+        /// on a lock, a runaway query: `statement_timeout`, set on every connection), and the client gives up on one
+        /// that has had no answer 2 s after that (the server or the network is gone, or
+        /// the statement was lost on a connection closing as it was sent) and closes its connection. Either way the
+        /// call fails with ``DatabaseUnavailable`` (`timed-out`) instead of waiting for ever. `nil`: no limit.
+        /// Default 30 s. It applies to migrations too: one that must run longer needs a larger value while it runs.
+        public var postgresStatementTimeout: Duration? = .seconds(30)
         /// SQLite `busy_timeout`: how long a statement waits for a lock held by another connection (another process
         /// on the same file, or a checkpoint) before failing with `SQLITE_BUSY`. Default 5 s.
         public var sqliteBusyTimeout: Duration = .seconds(5)

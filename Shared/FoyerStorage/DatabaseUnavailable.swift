@@ -1,8 +1,8 @@
 import PostgresKit
 
 /// The database cannot serve the call now, and nothing of it was committed: PostgreSQL cannot be reached, is
-/// shutting down or starting up, or dropped the connection before COMMIT was sent; or the disk is full (SQLite
-/// `SQLITE_FULL`, PostgreSQL `53100`). The services answer it `unavailable` (not processed, safe to send again): it
+/// shutting down or starting up, or dropped the connection before COMMIT was sent; a statement ran past the
+/// statement timeout; or the disk is full (SQLite `SQLITE_FULL`, PostgreSQL `53100`). The services answer it `unavailable` (not processed, safe to send again): it
 /// passes once the database is back or has space again, without a restart (the pools open new connections).
 ///
 /// ``FoyerDatabase`` throws it from `withConnection` and `transaction` in place of the driver's error, which stays
@@ -16,6 +16,9 @@ public struct DatabaseUnavailable: Error, Sendable, CustomStringConvertible {
         case unreachable
         /// The disk holding the database is full.
         case diskFull = "disk-full"
+        /// A statement ran past the statement timeout (PostgreSQL cancelled it, `57014`, or had not answered it
+        /// by the client's deadline): blocked on a lock, or the server is overloaded or gone.
+        case timedOut = "timed-out"
     }
 
     /// Why the database cannot serve the call.
@@ -49,6 +52,8 @@ public struct DatabaseUnavailable: Error, Sendable, CustomStringConvertible {
             }
         case is ConnectionPoolTimeoutError, is NIOConnectionError, is ChannelError, is IOError:
             return .unreachable
+        case is PostgresStatementDeadline.Exceeded:
+            return .timedOut
         default:
             return nil
         }
@@ -61,6 +66,8 @@ public struct DatabaseUnavailable: Error, Sendable, CustomStringConvertible {
         case .server:
             let state = error.serverInfo?[.sqlState] ?? ""
             if state == "53100" { return .diskFull }
+            // 57014: the statement was cancelled (by `statement_timeout`, or by an operator's pg_cancel_backend).
+            if state == "57014" { return .timedOut }
             // 08: connection exception; 57P01–57P03: admin or crash shutdown, cannot connect now (starting up or
             // shutting down); 53300: too many connections.
             let unreachable = state.hasPrefix("08") || ["57P01", "57P02", "57P03", "53300"].contains(state)

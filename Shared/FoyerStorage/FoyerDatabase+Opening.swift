@@ -107,7 +107,7 @@ extension FoyerDatabase {
         return database
     }
 
-    /// The driver's configuration for `url`: connect timeout and schema from `configuration`.
+    /// The driver's configuration for `url`: connect timeout, statement timeout and schema from `configuration`.
     private static func postgresConfiguration(
         url: String,
         configuration: DatabaseConfiguration
@@ -120,6 +120,12 @@ extension FoyerDatabase {
             throw FoyerStorageError.invalidConfiguration("'\(redacted)' is not a usable PostgreSQL URL")
         }
         sqlConfiguration.coreConfiguration.options.connectTimeout = configuration.limits.connectTimeout.timeAmount
+        if let timeout = configuration.limits.postgresStatementTimeout {
+            // In milliseconds, for the whole session: every statement of every transaction on the connection.
+            sqlConfiguration.coreConfiguration.options.additionalStartupParameters.append(
+                ("statement_timeout", "\(max(1, timeout.milliseconds))")
+            )
+        }
         if let schema = configuration.postgresSchema {
             sqlConfiguration.searchPath = [schema]
         }

@@ -161,7 +161,9 @@ public final class FoyerDatabase: Sendable {
         guard limits.sqliteGroupCommitMaxDelay >= .zero else {
             throw FoyerStorageError.invalidConfiguration("sqliteGroupCommitMaxDelay must not be negative")
         }
-        guard limits.connectTimeout > .zero, limits.acquireTimeout > .zero, limits.sqliteBusyTimeout >= .zero else {
+        guard limits.connectTimeout > .zero, limits.acquireTimeout > .zero, limits.sqliteBusyTimeout >= .zero,
+            (limits.postgresStatementTimeout ?? .seconds(1)) > .zero
+        else {
             throw FoyerStorageError.invalidConfiguration("timeouts must be positive")
         }
     }
@@ -186,9 +188,7 @@ public final class FoyerDatabase: Sendable {
                 }
             case .postgres(let pool):
                 return try await pool.withConnection { connection in
-                    try await body(
-                        connection.foyerSQL(logger: self.logger, queryLogLevel: self.configuration.queryLogLevel)
-                    )
+                    try await body(self.sql(on: connection))
                 }
             }
         } catch {
@@ -275,13 +275,11 @@ public final class FoyerDatabase: Sendable {
         _ body: nonisolated(nonsending) (any SQLDatabase) async throws -> T
     ) async throws -> T {
         let started = ContinuousClock.now
-        try await connection.begin()
+        try await connection.begin(deadline: self.statementDeadline)
         do {
-            let result = try await body(
-                connection.foyerSQL(logger: self.logger, queryLogLevel: self.configuration.queryLogLevel)
-            )
+            let result = try await body(self.sql(on: connection))
             do {
-                try await connection.commit()
+                try await connection.commit(deadline: self.statementDeadline)
             } catch {
                 throw Self.commitFailure(error, on: connection)
             }
@@ -290,7 +288,7 @@ public final class FoyerDatabase: Sendable {
         } catch {
             self.metrics.transacted(since: started, committed: false)
             do {
-                try await connection.rollback()
+                try await connection.rollback(deadline: self.statementDeadline)
             } catch let rollbackError {
                 // The connection may still be inside the transaction: never hand it out again.
                 self.logger.warning(
@@ -338,6 +336,20 @@ public final class FoyerDatabase: Sendable {
         )
     }
 
+    /// A PostgreSQL connection's `SQLDatabase` for a store's statements.
+    private func sql(on connection: PostgresConnection) -> any SQLDatabase {
+        connection.foyerSQL(
+            logger: self.logger,
+            queryLogLevel: self.configuration.queryLogLevel,
+            deadline: self.statementDeadline
+        )
+    }
+
+    /// The client's deadline on each PostgreSQL statement (``DatabaseConfiguration/Limits/postgresStatementTimeout``).
+    private var statementDeadline: PostgresStatementDeadline {
+        PostgresStatementDeadline(statementTimeout: self.configuration.limits.postgresStatementTimeout)
+    }
+
     /// How the SQLite writer has grouped transactions into commits since the database opened (nil on PostgreSQL,
     /// whose server groups commits itself: see `commit_delay`).
     public var groupCommitStatistics: GroupCommitStatistics? {
@@ -345,14 +357,15 @@ public final class FoyerDatabase: Sendable {
         return grouped.statistics
     }
 
-    /// What a failed COMMIT means: PostgreSQL losing the connection while COMMIT was in flight leaves the outcome
-    /// unknown (``FoyerStorageError/commitOutcomeUnknown(_:)``), never "unavailable"; any other failure (an SQLite
+    /// What a failed COMMIT means: PostgreSQL losing the connection while COMMIT was in flight, or not answering it
+    /// within the statement deadline, leaves the outcome unknown (``FoyerStorageError/commitOutcomeUnknown(_:)``),
+    /// never "unavailable"; any other failure (an SQLite
     /// COMMIT that failed, a full disk, a connection seen closed before COMMIT was written: ``DatabaseUnavailable``
     /// already) committed nothing and is passed on as it is.
     private static func commitFailure(_ error: any Error, on connection: PostgresConnection) -> any Error {
-        guard !(error is DatabaseUnavailable),
-            DatabaseUnavailable.classifying(error)?.reason == .unreachable
-        else {
+        let lostInFlight =
+            !(error is DatabaseUnavailable) && DatabaseUnavailable.classifying(error)?.reason == .unreachable
+        guard error is PostgresStatementDeadline.Exceeded || lostInFlight else {
             return error
         }
         return FoyerStorageError.commitOutcomeUnknown(String(reflecting: error))

@@ -9,8 +9,9 @@ import SQLKit
 // one on that connection (the ROLLBACK, or a statement after an error the body caught) would never be answered,
 // holding its request, its request permit and the service's graceful shutdown. So every statement Foyer sends on
 // a PostgreSQL connection first checks that the connection is still open; one that has closed fails at once with
-// ``DatabaseUnavailable``. (A connection closing in the instant between the check and the write is not covered;
-// the check catches every statement sent after the close was seen, which is the case an outage produces.)
+// ``DatabaseUnavailable``. A connection closing in the instant between the check and the write (a server going
+// away, the pool or ``PostgresStatementDeadline`` closing it) slips past the check; the statement's deadline catches
+// that one: no answer within the statement timeout and its grace, and the call fails and the connection is closed.
 
 extension PostgresConnection {
     /// Throws ``DatabaseUnavailable`` if the connection has closed: a statement written to it would never be
@@ -28,10 +29,12 @@ extension DatabaseUnavailable {
     )
 }
 
-/// A PostgreSQL connection's `SQLDatabase` that checks the connection is open before each statement.
-struct OpenPostgresSQLDatabase: SQLDatabase {
+/// A PostgreSQL connection's `SQLDatabase` that checks the connection is open before each statement and gives up
+/// on a statement past its deadline.
+struct OpenPostgresSQLDatabase: SQLDatabase, ChangedRowsCounting {
     let connection: PostgresConnection
     let base: any SQLDatabase
+    let deadline: PostgresStatementDeadline
 
     var logger: Logger { base.logger }
     var eventLoop: any EventLoop { base.eventLoop }
@@ -48,39 +51,70 @@ struct OpenPostgresSQLDatabase: SQLDatabase {
         } catch {
             return eventLoop.makeFailedFuture(error)
         }
-        return base.execute(sql: query, onRow)
+        return deadline.run(on: connection) { base.execute(sql: query, onRow) }
     }
 
     func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {
+        try await self.execute(sql: query, onRow).get()
+    }
+
+    /// Sends the statement with PostgresNIO's own binding (the values Foyer binds are strings, integers, booleans,
+    /// doubles and bytes, all `PostgresEncodable`) and reads the count from the command tag.
+    func executeCountingChangedRows(sql query: any SQLExpression) async throws -> Int {
         try connection.ensureOpen()
-        try await base.execute(sql: query, onRow)
+        let (sql, binds) = self.serialize(query)
+        if let queryLogLevel {
+            logger.log(level: queryLogLevel, "Executing query", metadata: ["sql": .string(sql)])
+        }
+        var bindings = PostgresBindings(capacity: binds.count)
+        for bind in binds {
+            guard let value = bind as? any PostgresEncodable else {
+                throw FoyerStorageError.invalidConfiguration("a bound value of type \(type(of: bind)) cannot be sent")
+            }
+            try bindings.append(value, context: .default)
+        }
+        let statement = PostgresQuery(unsafeSQL: sql, binds: bindings)
+        let metadata = try await deadline.run(on: connection) {
+            connection.query(statement, logger: logger) { _ in }
+        }.get()
+        return metadata.rows ?? 0
     }
 }
 
 /// The statements that bound a transaction on a pooled connection (SQLite's transactions are ``SQLiteGroupCommit``'s).
 extension PostgresConnection {
     /// This connection's `SQLDatabase` for a store's statements.
-    func foyerSQL(logger: Logger, queryLogLevel: Logger.Level?) -> any SQLDatabase {
-        OpenPostgresSQLDatabase(connection: self, base: self.sql(queryLogLevel: queryLogLevel, logger: logger))
+    func foyerSQL(
+        logger: Logger,
+        queryLogLevel: Logger.Level?,
+        deadline: PostgresStatementDeadline
+    ) -> any SQLDatabase {
+        OpenPostgresSQLDatabase(
+            connection: self,
+            base: self.sql(queryLogLevel: queryLogLevel, logger: logger),
+            deadline: deadline
+        )
     }
 
     /// `BEGIN` (READ COMMITTED).
-    func begin() async throws {
-        try self.ensureOpen()
-        _ = try await self.query("BEGIN" as String).get()
+    func begin(deadline: PostgresStatementDeadline) async throws {
+        _ = try await self.simpleQuery("BEGIN", deadline: deadline)
     }
 
-    func commit() async throws {
+    func commit(deadline: PostgresStatementDeadline) async throws {
         // PostgreSQL answers COMMIT of an aborted transaction with the tag ROLLBACK and no error.
-        try self.ensureOpen()
-        let result = try await self.query("COMMIT" as String).get()
+        let result = try await self.simpleQuery("COMMIT", deadline: deadline)
         if result.metadata.command == "ROLLBACK" {
             throw FoyerStorageError.transactionAborted
         }
     }
 
-    func rollback() async throws {
+    func rollback(deadline: PostgresStatementDeadline) async throws {
+        _ = try await self.simpleQuery("ROLLBACK", deadline: deadline)
+    }
+
+    private func simpleQuery(_ sql: String, deadline: PostgresStatementDeadline) async throws -> PostgresQueryResult {
         try self.ensureOpen()
-        _ = try await self.query("ROLLBACK" as String).get()
+        return try await deadline.run(on: self) { self.query(sql) }.get()
     }
 }

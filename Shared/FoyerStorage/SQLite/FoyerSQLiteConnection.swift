@@ -109,8 +109,14 @@ final class FoyerSQLiteConnection: ConnectionPoolItem, @unchecked Sendable {
         }
     }
 
-    /// Runs one statement with `binds` and hands each row it returns to `onRow`. Call it on ``thread`` only.
-    func run(_ sql: String, binds: [SQLiteValue] = [], onRow: (SQLiteResultRow) throws -> Void = { _ in }) throws {
+    /// Runs one statement with `binds`, hands each row it returns to `onRow`, and answers how many rows it changed
+    /// (`sqlite3_changes`; 0 for a statement that writes nothing). Call it on ``thread`` only.
+    @discardableResult
+    func run(
+        _ sql: String,
+        binds: [SQLiteValue] = [],
+        onRow: (SQLiteResultRow) throws -> Void = { _ in }
+    ) throws -> Int {
         assert(self.thread.isCurrent, "an SQLite statement ran off its connection's thread")
         guard let handle = self.handle else {
             throw SQLiteFailure(code: SQLITE_MISUSE, message: "the connection is closed")
@@ -126,7 +132,7 @@ final class FoyerSQLiteConnection: ConnectionPoolItem, @unchecked Sendable {
                 columns = names
                 try onRow(SQLiteResultRow(columns: names, values: Self.values(of: statement, count: names.count)))
             case SQLITE_DONE:
-                return
+                return sqlite3_stmt_readonly(statement) != 0 ? 0 : Int(sqlite3_changes(handle))
             case let status:
                 throw SQLiteFailure(code: status, message: String(cString: sqlite3_errmsg(handle)))
             }

@@ -8,7 +8,7 @@ import SQLKit
 /// (``FoyerDatabase`` moves the task once), so the statement is a plain call; from anywhere else the task moves to
 /// the thread for the statement and back. Values are bound as ``SQLiteValue/init(binding:)`` says and read through
 /// ``SQLiteValueDecoder``.
-struct FoyerSQLiteDatabase: SQLDatabase {
+struct FoyerSQLiteDatabase: SQLDatabase, ChangedRowsCounting {
     let connection: FoyerSQLiteConnection
     let logger: Logger
     let queryLogLevel: Logger.Level?
@@ -26,6 +26,18 @@ struct FoyerSQLiteDatabase: SQLDatabase {
     }
 
     func execute(sql query: any SQLExpression, _ onRow: @escaping @Sendable (any SQLRow) -> Void) async throws {
+        try await self.run(query, onRow)
+    }
+
+    func executeCountingChangedRows(sql query: any SQLExpression) async throws -> Int {
+        try await self.run(query) { _ in }
+    }
+
+    /// Runs `query` on the connection's thread; answers how many rows it changed.
+    private func run(
+        _ query: any SQLExpression,
+        _ onRow: @escaping @Sendable (any SQLRow) -> Void
+    ) async throws -> Int {
         let (sql, rawBinds) = self.serialize(query)
         if let queryLogLevel = self.queryLogLevel {
             self.logger.log(
@@ -36,7 +48,7 @@ struct FoyerSQLiteDatabase: SQLDatabase {
         }
         let binds = try rawBinds.map { try SQLiteValue(binding: $0) }
         let connection = self.connection
-        try await withTaskExecutorPreference(connection.thread) {
+        return try await withTaskExecutorPreference(connection.thread) {
             try connection.run(sql, binds: binds) { row in onRow(SQLiteKitRow(row: row)) }
         }
     }
