@@ -8,13 +8,15 @@ import PostgresKit
 /// `@unchecked Sendable`: the pool confines all of its mutable state to its one event loop (every public entry
 /// point hops onto it), so it is safe to share; it only lacks the annotation.
 struct ConnectionPool<Source: ConnectionPoolSource>: @unchecked Sendable where Source.Connection: Sendable {
-    let pool: EventLoopConnectionPool<Source>
+    let pool: EventLoopConnectionPool<TrackedConnectionSource<Source>>
     let logger: Logger
+    /// The connections being opened, which ``close()`` waits for.
+    private let opening = OpeningConnections<Source.Connection>()
 
     init(source: Source, maxConnections: Int, acquireTimeout: Duration, pruneIdle: Bool, logger: Logger) {
         self.logger = logger
         self.pool = EventLoopConnectionPool(
-            source: source,
+            source: TrackedConnectionSource(source: source, opening: self.opening),
             maxConnections: maxConnections,
             requestTimeout: acquireTimeout.timeAmount,
             pruneInterval: pruneIdle ? .seconds(60) : nil,
@@ -50,9 +52,11 @@ struct ConnectionPool<Source: ConnectionPoolSource>: @unchecked Sendable where S
         self.pool.releaseConnection(connection, logger: self.logger)
     }
 
-    /// Closes idle connections now and busy ones when they are checked back in; the pool refuses new requests.
+    /// Closes idle connections now, and those still being opened once they are open (waiting for both), and busy
+    /// ones when they are checked back in; the pool refuses new requests.
     func close() async throws {
         try await self.pool.close().get()
+        await self.opening.closeAll()
     }
 
     /// Starts closing without waiting (for `deinit`, which cannot wait).
