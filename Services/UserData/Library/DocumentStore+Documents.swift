@@ -154,41 +154,39 @@ extension DocumentStore {
         try await deleteAll(uids: [uid])[0]
     }
 
-    /// Deletes every document of each of `uids`, `deleteBatchSize` per transaction across them (a batch of guests
-    /// with a few documents each costs one commit), and answers how many each lost, in the order of `uids`. Each
-    /// transaction holds the uids' exclusive locks, so no write of theirs interleaves with one.
+    /// Deletes every document of each of `uids`, at most `deleteBatchSize` per transaction across them (a batch of
+    /// guests with a few documents each costs one commit), and answers how many each lost, in the order of `uids`
+    /// (a uid listed twice is answered once, the second time with 0). Each transaction holds the uids' exclusive
+    /// locks, so no write of theirs interleaves with one.
     ///
     /// The first transaction records a tombstone per uid (`ud_deleted_uids`) before it deletes anything: from its
     /// commit on, every write to the uids is refused (`uid-deleted`), so a write racing the deletion either commits
     /// before a batch (which then deletes it) or is refused; none lands behind the last batch. The tombstones last
     /// `deletionTombstoneLifetime` after the latest deleteAll, then `prune` removes them.
     ///
-    /// With the last documents go the records that name the uids: the merges they took part in (op rows and
-    /// conflict lists) and their put records.
+    /// A transaction deletes set-wise (``deleteDocuments(_:of:upTo:)``): a statement per transaction, not a row
+    /// sent back per document. Each transaction commits what it deleted, so a crash loses nothing and the retry
+    /// deletes the rest and answers for what it deleted itself. With the last documents go the records that name the
+    /// uids: the merges they took part in (op rows and conflict lists) and their put records.
     func deleteAll(uids: [String]) async throws -> [DeleteAllDocumentsResponse] {
         let batch = configuration.deleteBatchSize
         let now = configuration.now()
+        var remaining = Array(Set(uids)).sorted()
         var deleted: [String: UInt64] = [:]
         var first = true
         while true {
-            let owners = try await write { sql in
+            let pass = try await write { sql in
                 try await lockUsers(sql, uids, exclusive: true)
                 if first { try await recordTombstones(sql, uids: uids, now: now) }
-                let owners = try await sql.raw(
-                    """
-                    DELETE FROM ud_documents WHERE (uid, collection, doc_key) IN (
-                        SELECT uid, collection, doc_key FROM ud_documents WHERE uid IN (\(binds: uids))
-                        ORDER BY uid, collection, doc_key LIMIT \(literal: batch))
-                    RETURNING uid
-                    """
-                ).all(decodingColumn: "uid", as: String.self)
-                if owners.count < batch { try await deleteRecords(sql, of: uids, now: now) }
-                return owners
+                let pass = try await deleteDocuments(sql, of: remaining, upTo: batch)
+                if pass.remaining.isEmpty { try await deleteRecords(sql, of: uids, now: now) }
+                return pass
             }
             first = false
-            for owner in owners { deleted[owner, default: 0] += 1 }
-            if !owners.isEmpty { try configuration.failureInjection?.batchCommitted(.deleteAll) }
-            if owners.count < batch { break }
+            for (uid, count) in pass.deleted { deleted[uid, default: 0] += UInt64(count) }
+            if !pass.deleted.isEmpty { try configuration.failureInjection?.batchCommitted(.deleteAll) }
+            if pass.remaining.isEmpty { break }
+            remaining = pass.remaining
         }
         return uids.map { uid in
             let count = deleted.removeValue(forKey: uid) ?? 0
@@ -197,6 +195,59 @@ extension DocumentStore {
             }
             return DeleteAllDocumentsResponse(deleted: count)
         }
+    }
+
+    /// What one transaction of ``deleteAll(uids:)`` did: documents deleted per uid (only uids that lost some), and
+    /// the uids that still have documents, in order.
+    struct DeletionPass: Sendable {
+        var deleted: [String: Int] = [:]
+        var remaining: [String] = []
+    }
+
+    /// Deletes up to `budget` documents of `uids` (sorted), uid by uid in order, on the caller's transaction (which
+    /// holds the uids' exclusive locks, so the counts it reads are the documents it deletes): one count, one
+    /// `DELETE … WHERE uid IN (…)` for the uids that fit whole, and one for part of the next.
+    private func deleteDocuments(
+        _ sql: any SQLDatabase,
+        of uids: [String],
+        upTo budget: Int
+    ) async throws
+        -> DeletionPass
+    {
+        let rows = try await sql.raw(
+            """
+            SELECT uid, COUNT(*) AS documents FROM ud_documents WHERE uid IN (\(binds: uids)) GROUP BY uid
+            """
+        ).all()
+        var counts: [String: Int] = [:]
+        for row in rows {
+            counts[try row.decode(column: "uid", as: String.self)] = try row.decode(column: "documents", as: Int.self)
+        }
+        var pass = DeletionPass()
+        var whole: [String] = []
+        var left = budget
+        for uid in uids {
+            guard let count = counts[uid] else { continue }
+            guard pass.remaining.isEmpty, count <= left else {
+                pass.remaining.append(uid)
+                continue
+            }
+            whole.append(uid)
+            pass.deleted[uid] = count
+            left -= count
+        }
+        if !whole.isEmpty {
+            try await sql.raw("DELETE FROM ud_documents WHERE uid IN (\(binds: whole))").run()
+        }
+        if left > 0, let next = pass.remaining.first {
+            pass.deleted[next] = try await sql.raw(
+                """
+                DELETE FROM ud_documents WHERE uid = \(bind: next) AND (collection, doc_key) IN (
+                    SELECT collection, doc_key FROM ud_documents WHERE uid = \(bind: next) LIMIT \(literal: left))
+                """
+            ).runCountingChangedRows()
+        }
+        return pass
     }
 
     /// Records (or renews) the tombstones of `uids`.
