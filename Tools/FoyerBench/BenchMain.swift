@@ -7,7 +7,8 @@ import Logging
 /// `foyer-bench`: prints Foyer's numbers on this machine, each beside its comparison measured in the same run.
 ///
 /// Usage: `foyer-bench [--full | --smoke] [--seconds N] [--no-stack] [--engines sqlite,postgres]
-/// [--postgres-url URL] [--grpc FILE] [--json FILE] [--baseline FILE] [--write-baseline]`
+/// [--postgres-url URL] [--grpc FILE] [--json FILE] [--baseline FILE] [--write-baseline] [--deletion-only]
+/// [--cleanup-guests N,N]`
 @main
 struct BenchMain: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -82,6 +83,18 @@ struct BenchMain: AsyncParsableCommand {
     )
     var sqliteGroupCommit: Int?
 
+    @Flag(
+        name: .customLong("deletion-only"),
+        help: "Only the end-to-end delete-everything and cleanup rows (no RPC, LZ4, hashing or other stack rows)."
+    )
+    var deletionOnly = false
+
+    @Option(
+        name: .customLong("cleanup-guests"),
+        help: ArgumentHelp("The cleanup rows' guest counts, in place of the preset's.", valueName: "n,n,...")
+    )
+    var cleanupGuests: String?
+
     func run() async throws {
         do {
             try await Self.run(try self.makeOptions())
@@ -105,6 +118,14 @@ struct BenchMain: AsyncParsableCommand {
         options.baselinePath = self.baseline
         options.writeBaseline = self.writeBaseline
         options.sqliteGroupCommit = self.sqliteGroupCommit
+        options.deletionOnly = self.deletionOnly
+        if let cleanupGuests {
+            let counts = cleanupGuests.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
+            guard !counts.isEmpty, counts.allSatisfy({ ($0 ?? 0) > 0 }) else {
+                throw ValidationError("--cleanup-guests takes positive counts separated by commas")
+            }
+            options.cleanupGuests = counts.compactMap { $0 }
+        }
         return options
     }
 
@@ -117,22 +138,9 @@ struct BenchMain: AsyncParsableCommand {
         var report = BenchReport(machine: MachineDescription.current())
         print("Foyer benchmarks on \(report.machine.summary)\n")
 
-        report.rpc = try await RPCBenchmark(seconds: options.seconds, rounds: options.smoke ? 1 : 3).run()
-        if let path = options.grpcPath {
-            report.rpc += try GRPCRows.load(path)
+        if !options.deletionOnly {
+            try await runLocal(options, into: &report)
         }
-        report.printRPC()
-        fflush(nil)  // each table as soon as it is measured, also when stdout is a file
-        report.lz4 = LZ4Benchmark().run()
-        report.printLZ4()
-        report.printSwiftLZ4()
-        fflush(nil)  // each table as soon as it is measured, also when stdout is a file
-        report.messageMix = MessageMix.run()
-        report.printMessageMix()
-        fflush(nil)  // each table as soon as it is measured, also when stdout is a file
-        report.passwordHashes = PasswordHashBenchmark(seconds: options.smoke ? 0 : options.full ? 10 : 4).run()
-        report.printPasswordHashes()
-        fflush(nil)  // each table as soon as it is measured, also when stdout is a file
         if options.stack {
             try await runStack(options, into: &report)
             report.printStack()
@@ -156,6 +164,26 @@ struct BenchMain: AsyncParsableCommand {
 }
 
 extension BenchMain {
+    /// The rows measured in this process: RPC against raw NIO (and gRPC), LZ4, the message mix, password hashing.
+    static func runLocal(_ options: BenchOptions, into report: inout BenchReport) async throws {
+        report.rpc = try await RPCBenchmark(seconds: options.seconds, rounds: options.smoke ? 1 : 3).run()
+        if let path = options.grpcPath {
+            report.rpc += try GRPCRows.load(path)
+        }
+        report.printRPC()
+        fflush(nil)  // each table as soon as it is measured, also when stdout is a file
+        report.lz4 = LZ4Benchmark().run()
+        report.printLZ4()
+        report.printSwiftLZ4()
+        fflush(nil)  // each table as soon as it is measured, also when stdout is a file
+        report.messageMix = MessageMix.run()
+        report.printMessageMix()
+        fflush(nil)  // each table as soon as it is measured, also when stdout is a file
+        report.passwordHashes = PasswordHashBenchmark(seconds: options.smoke ? 0 : options.full ? 10 : 4).run()
+        report.printPasswordHashes()
+        fflush(nil)  // each table as soon as it is measured, also when stdout is a file
+    }
+
     /// The end-to-end rows once per engine of `options`, on a throwaway PostgreSQL unless `--postgres-url` names one
     /// (stopped at the end, also on failure); the PostgreSQL rows are skipped, with a line saying so, when neither a
     /// URL nor an installed PostgreSQL is at hand.
@@ -193,11 +221,14 @@ extension BenchMain {
                             schemaPrefix: "bench_\(UUID().uuidString.prefix(8).lowercased())"
                         )
                     }
+                var sizes: StackSizes = options.smoke ? .smoke : .make(full: options.full)
+                if let guests = options.cleanupGuests { sizes.cleanupGuests = guests }
                 report.stacks.append(
                     try await StackBenchmark(
-                        sizes: options.smoke ? .smoke : .make(full: options.full),
+                        sizes: sizes,
                         database: database,
                         sqliteGroupCommit: options.sqliteGroupCommit,
+                        deletionOnly: options.deletionOnly,
                         logger: logger
                     ).run()
                 )
@@ -222,6 +253,8 @@ struct BenchOptions {
     var baselinePath = BenchBaseline.defaultPath
     var writeBaseline = false
     var sqliteGroupCommit: Int?
+    var deletionOnly = false
+    var cleanupGuests: [Int]?
 }
 
 /// The gRPC comparison's rows, measured by `Benchmarks/` (a separate package, so the main build never pulls gRPC).

@@ -20,6 +20,8 @@ struct StackBenchmark {
     let database: StackDatabase
     /// `--sqlite-group-commit` for every service (nil: the services' default).
     var sqliteGroupCommit: Int? = nil
+    /// Only the delete-everything and cleanup rows (`--deletion-only`).
+    var deletionOnly = false
     let logger: Logger
 
     func run() async throws -> StackReport {
@@ -46,6 +48,7 @@ struct StackBenchmark {
                 dataDirectory: directory,
                 secret: secret,
                 sizes: sizes,
+                deletionOnly: deletionOnly,
                 logger: logger
             ).measure()
             try await stack.terminate()
@@ -162,15 +165,25 @@ final class StackRun: Sendable {
     let dataDirectory: URL
     let secret: ClusterSecret
     let sizes: StackSizes
+    /// Only the delete-everything and cleanup rows.
+    let deletionOnly: Bool
     let logger: Logger
     /// Sign-up sources handed out so far: each sign-in names a new one, so no per-source limit is met.
     let sources = Atomic<Int>(0)
 
-    init(stack: StackProcesses, dataDirectory: URL, secret: ClusterSecret, sizes: StackSizes, logger: Logger) {
+    init(
+        stack: StackProcesses,
+        dataDirectory: URL,
+        secret: ClusterSecret,
+        sizes: StackSizes,
+        deletionOnly: Bool,
+        logger: Logger
+    ) {
         self.stack = stack
         self.dataDirectory = dataDirectory
         self.secret = secret
         self.sizes = sizes
+        self.deletionOnly = deletionOnly
         self.logger = logger
     }
 
@@ -184,16 +197,18 @@ final class StackRun: Sendable {
 
     func measure() async throws -> StackReport {
         var report = StackReport(engine: engine, sizes: sizes)
-        progress("guest sign-ins")
-        report.throughput += try await signIns()
-        progress("guest sign-ins and document puts through FoyerClient, binary and HTTP edges")
-        report.throughput += try await edgeComparison()
-        progress("quota consumes and document puts")
-        report.throughput += try await serviceCalls()
-        progress("calls per operation")
-        report.calls += try await dataCallCounts()
-        progress("link-or-merge of \(sizes.mergeDocuments) documents")
-        report.operations.append(try await linkOrMerge(calls: &report.calls))
+        if !deletionOnly {
+            progress("guest sign-ins")
+            report.throughput += try await signIns()
+            progress("guest sign-ins and document puts through FoyerClient, binary and HTTP edges")
+            report.throughput += try await edgeComparison()
+            progress("quota consumes and document puts")
+            report.throughput += try await serviceCalls()
+            progress("calls per operation")
+            report.calls += try await dataCallCounts()
+            progress("link-or-merge of \(sizes.mergeDocuments) documents")
+            report.operations.append(try await linkOrMerge(calls: &report.calls))
+        }
         progress("delete-everything of \(sizes.deleteDocuments) documents")
         report.operations.append(try await deleteEverything(calls: &report.calls))
         for guests in sizes.cleanupGuests {
