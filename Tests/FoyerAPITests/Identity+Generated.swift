@@ -21,6 +21,7 @@ extension ServiceGenerators {
             MethodChecks(IdentityMethods.startEmailLink),
             MethodChecks(IdentityMethods.completeEmailLink),
             MethodChecks(IdentityMethods.listOutbox),
+            MethodChecks(IdentityMethods.completeEmailCode),
             MethodChecks(IdentityMethods.signInWithProvider),
             MethodChecks(IdentityMethods.linkProvider),
             MethodChecks(IdentityMethods.link),
@@ -71,6 +72,10 @@ extension WireValues {
     mutating func accessToken() -> String { text(.printableASCII, maxBytes: IdentityLimits.accessTokenByteCountMax) }
     mutating func idToken() -> String { text(.printableASCII, maxBytes: IdentityLimits.idTokenByteCountMax) }
     mutating func rawNonce() -> String? { optional { $0.text(maxBytes: IdentityLimits.rawNonceByteCountMax) } }
+    /// An email code: six ASCII digits, each anywhere in 0–9.
+    mutating func emailCode() -> String {
+        String((0..<EmailCode.digitCount).map { _ in Character(String(integer(in: UInt8(0)...9))) })
+    }
     mutating func authorizationCode() -> String? {
         optional { $0.text(minBytes: 1, maxBytes: IdentityLimits.authorizationCodeByteCountMax) }
     }
@@ -256,6 +261,12 @@ extension CompleteEmailLinkRequest: Generated {
             verifier: values.bytes(minBytes: 1, maxBytes: IdentityLimits.verifierByteCountMax),
             uid: values.optional { $0.uid() }
         )
+    }
+}
+
+extension CompleteEmailCodeRequest: Generated {
+    static func generate(_ values: inout WireValues) -> CompleteEmailCodeRequest {
+        CompleteEmailCodeRequest(email: values.email(), code: values.emailCode(), uid: values.optional { $0.uid() })
     }
 }
 

@@ -250,6 +250,7 @@ enum FuzzSeeds {
                 )
             ),
             seed(CompleteEmailChangeRequest(token: "dG9rZW4", verifier: [1, 2, 3])),
+            seed(CompleteEmailCodeRequest(email: "a@b.c", code: "012345", uid: "u1")),
             seed(
                 GatewayListRequest(
                     accessToken: accessToken,

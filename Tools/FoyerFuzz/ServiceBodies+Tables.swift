@@ -24,6 +24,7 @@ extension ServiceBodies {
             method(IdentityMethods.startEmailLink, of: "identity"),
             method(IdentityMethods.completeEmailLink, of: "identity"),
             method(IdentityMethods.listOutbox, of: "identity"),
+            method(IdentityMethods.completeEmailCode, of: "identity"),
             method(IdentityMethods.signInWithProvider, of: "identity"),
             method(IdentityMethods.linkProvider, of: "identity"),
             method(IdentityMethods.link, of: "identity"),

@@ -30,6 +30,14 @@ struct MailOptions: ParsableArguments {
     )
     var allowUnboundEmailLinks = false
 
+    @Option(
+        help: """
+            What sign-in and link emails carry: link (works only in the app that asked), code (six digits, any \
+            device), or both. (env: FOYER_EMAIL_LINK_DELIVERY; default: both)
+            """
+    )
+    var emailLinkDelivery: String?
+
     @Option(help: "Sender of the emails, `Name <address>`. (env: FOYER_MAIL_FROM; default: Foyer <no-reply@localhost>)")
     var mailFrom: String?
 
@@ -78,7 +86,7 @@ struct MailOptions: ParsableArguments {
     )
     var mailWebhookSecretFile: String?
 
-    /// Sets the mailer, local mode and the sender.
+    /// Sets the mailer, local mode, the sender and what sign-in and link emails carry.
     func apply(to configuration: inout IdentityConfiguration) throws {
         let settings = SettingsReader()
         configuration.localMode = settings.isOn(localMode, "FOYER_LOCAL_MODE")
@@ -88,6 +96,15 @@ struct MailOptions: ParsableArguments {
         )
         configuration.emailLink.sender =
             try settings.value(mailFrom, .text("--mail-from", "FOYER_MAIL_FROM")) ?? configuration.emailLink.sender
+        configuration.emailLink.delivery =
+            try settings.value(
+                parsing: emailLinkDelivery,
+                .choice(
+                    "--email-link-delivery",
+                    "FOYER_EMAIL_LINK_DELIVERY",
+                    of: EmailLinkDelivery.allCases.map(\.rawValue)
+                )
+            ) ?? configuration.emailLink.delivery
         let choice = try settings.value(mailer, .text("--mailer", "FOYER_MAILER")) ?? "none"
         switch choice {
         case "none":

@@ -104,6 +104,14 @@ public enum IdentityMethods {
         name: "identity.listOutbox",
         idempotent: true
     )
+    /// Redeems the code from the newest sign-in (or link) email sent to an address, on any device: no verifier.
+    /// Spends the email's link too. A link code answers the account that holds the address when it is not the
+    /// caller's.
+    public static let completeEmailCode = RPCMethod<CompleteEmailCodeRequest, LinkAttempt>(
+        id: 0x0123,
+        name: "identity.completeEmailCode",
+        idempotent: false
+    )
 
     // MARK: Sign in with Apple / Google
 
@@ -352,7 +360,8 @@ public enum IdentityMethods {
         createGuest.descriptor, refreshSession.descriptor, verifyAccessToken.descriptor, revokeSession.descriptor,
         revokeAllSessions.descriptor, getJWKS.descriptor, rotateSigningKey.descriptor, getUser.descriptor,
         recordActivity.descriptor, linkPassword.descriptor, signInWithPassword.descriptor, startEmailLink.descriptor,
-        completeEmailLink.descriptor, listOutbox.descriptor, signInWithProvider.descriptor, linkProvider.descriptor,
+        completeEmailLink.descriptor, listOutbox.descriptor, completeEmailCode.descriptor,
+        signInWithProvider.descriptor, linkProvider.descriptor,
         link.descriptor, deleteAccount.descriptor, finishMerge.descriptor, beginDelete.descriptor,
         finishDelete.descriptor, beginDeleteBatch.descriptor, finishDeleteBatch.descriptor,
         listStuckAccounts.descriptor, listExpiredGuests.descriptor, findUser.descriptor, listUsers.descriptor,

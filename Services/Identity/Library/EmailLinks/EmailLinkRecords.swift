@@ -5,6 +5,7 @@ import SQLKit
 
 /// A row of `identity_email_links`.
 struct EmailLinkRecord: Sendable {
+    var tokenHash: [UInt8]
     var email: String
     var purpose: EmailLinkKind
     var uid: String?
@@ -15,6 +16,8 @@ struct EmailLinkRecord: Sendable {
     var failedAttempts: Int64
     /// The session that asked for an email change; nil for the other kinds.
     var sessionID: String?
+    /// The hash of the email's code (`EmailCodeSecret`); nil when the email carried none.
+    var codeHash: [UInt8]?
 }
 
 /// SQL on `identity_email_links`.
@@ -29,34 +32,63 @@ enum EmailLinkRecords {
         source: ClientSource,
         now: Date,
         expiry: Date,
-        sessionID: String? = nil
+        sessionID: String? = nil,
+        codeHash: [UInt8]? = nil
     ) async throws {
         let sourceHash: any SQLExpression = sourceHash(source).map { SQLBytes($0) } ?? SQLLiteral.null
+        let code: any SQLExpression = codeHash.map { SQLBytes($0) } ?? SQLLiteral.null
         try await sql.raw(
             """
             INSERT INTO identity_email_links (token_hash, email, purpose, uid, challenge, created_at, expires_at,
-                consumed_at, failed_attempts, source_hash, session_id)
+                consumed_at, failed_attempts, source_hash, session_id, code_hash)
             VALUES (\(SQLBytes(tokenHash)), \(bind: email.value), \(bind: purpose.text), \(bind: uid),
                 \(SQLBytes(challenge)), \(SQLTimestamp(now)), \(SQLTimestamp(expiry)), NULL, 0, \(sourceHash),
-                \(bind: sessionID))
+                \(bind: sessionID), \(code))
             """
         ).run()
     }
 
     static func load(_ sql: any SQLDatabase, tokenHash: [UInt8]) async throws -> EmailLinkRecord? {
-        guard
-            let row = try await sql.raw(
-                """
-                SELECT email, purpose, uid, challenge, created_at, expires_at, consumed_at, failed_attempts, session_id
-                FROM identity_email_links WHERE token_hash = \(SQLBytes(tokenHash))\(unsafeRaw: sql.lockClause)
-                """
-            ).first()
-        else { return nil }
+        let row = try await sql.raw(
+            """
+            SELECT \(unsafeRaw: columns) FROM identity_email_links
+            WHERE token_hash = \(SQLBytes(tokenHash))\(unsafeRaw: sql.lockClause)
+            """
+        ).first()
+        return try row.map(record)
+    }
+
+    /// The newest row of `purpose` sent to the address with a code (for a link, the one `uid` asked for), locked:
+    /// the only one whose code `completeEmailCode` checks, spent or not (a newer email replaces an older code).
+    static func loadNewestWithCode(
+        _ sql: any SQLDatabase,
+        email: EmailAddress,
+        purpose: EmailLinkKind,
+        uid: String?
+    ) async throws -> EmailLinkRecord? {
+        let row = try await sql.raw(
+            """
+            SELECT \(unsafeRaw: columns) FROM identity_email_links
+            WHERE email = \(bind: email.value) AND purpose = \(bind: purpose.text) AND code_hash IS NOT NULL
+                AND COALESCE(uid, '') = \(bind: uid ?? "")
+            ORDER BY created_at DESC LIMIT 1\(unsafeRaw: sql.lockClause)
+            """
+        ).first()
+        return try row.map(record)
+    }
+
+    private static let columns = """
+        token_hash, email, purpose, uid, challenge, created_at, expires_at, consumed_at, failed_attempts, session_id,
+        code_hash
+        """
+
+    private static func record(_ row: any SQLRow) throws -> EmailLinkRecord {
         let purposeText = try row.decode(column: "purpose", as: String.self)
         guard let purpose = EmailLinkKind(text: purposeText) else {
             throw IdentityStoreError("unknown email-link purpose '\(purposeText)'")
         }
         return EmailLinkRecord(
+            tokenHash: try row.decodeBytes(column: "token_hash"),
             email: try row.decode(column: "email", as: String.self),
             purpose: purpose,
             uid: try row.decode(column: "uid", as: String?.self),
@@ -65,7 +97,8 @@ enum EmailLinkRecords {
             expiresAt: try row.decodeDate(column: "expires_at"),
             consumedAt: try row.decodeOptionalDate(column: "consumed_at"),
             failedAttempts: try row.decode(column: "failed_attempts", as: Int64.self),
-            sessionID: try row.decode(column: "session_id", as: String?.self)
+            sessionID: try row.decode(column: "session_id", as: String?.self),
+            codeHash: try row.decodeOptionalBytes(column: "code_hash")
         )
     }
 

@@ -3,11 +3,13 @@ import FoyerAPI
 import FoyerCrypto
 import FoyerRPC
 import FoyerStorage
+import Logging
 import SQLKit
 
 extension IdentityCore {
     /// `startEmailLink`: a 256-bit single-use token, stored hashed with the client's verifier challenge, sent to
-    /// the address. The answer is the same whether an account has that address; only the limits per source, per
+    /// the address; with it (or instead of its link, per `EmailLinkSettings.delivery`) a six-digit code, stored as a
+    /// hash on the same row, that `completeEmailCode` redeems on any device. The answer is the same whether an account has that address; only the limits per source, per
     /// address and in all (`too-many-attempts`, `checkEmailLinkLimits`) and a failing mailer (`mail-unavailable`,
     /// and then nothing is kept) differ, and none of them depends on the address being known.
     func startEmailLink(_ request: StartEmailLinkRequest) async throws {
@@ -21,12 +23,13 @@ extension IdentityCore {
         let source = ClientSource(request.source)
         let now = self.now
         let token = SecretToken.generate()
+        let code = settings.delivery.sendsCode ? EmailCodeSecret.generate() : nil
         let message = MailMessage(
             id: Identifiers.newMessageID(),
             sender: settings.sender,
             recipient: email.value,
             subject: settings.subject,
-            body: mailBody(token: token, purpose: request.purpose)
+            body: mailBody(token: token, code: code, purpose: request.purpose)
         )
         try await database.transaction { sql in
             if request.purpose == .link, let uid = request.uid {
@@ -42,7 +45,8 @@ extension IdentityCore {
                 challenge: request.verifierChallenge,
                 source: source,
                 now: now,
-                expiry: now.adding(settings.lifetime)
+                expiry: now.adding(settings.lifetime),
+                codeHash: code?.hash(tokenHash: token.hash)
             )
             if case .outbox(let outbox) = self.mail {
                 try await outbox.store(sql, message, now: now)
@@ -63,22 +67,40 @@ extension IdentityCore {
         logger.info("email link sent", metadata: ["link.purpose": "\(EmailLinkRecords.purposeText(request.purpose))"])
     }
 
-    private func mailBody(token: SecretToken, purpose: EmailLinkPurpose) -> String {
-        let link = configuration.emailLink.linkTemplate.replacingOccurrences(of: "{token}", with: token.text)
+    /// The text of a sign-in or link email: the link, the code, or both (`EmailLinkSettings.delivery`), the code on
+    /// a line of its own so that it reads at a glance.
+    private func mailBody(token: SecretToken, code: EmailCodeSecret?, purpose: EmailLinkPurpose) -> String {
+        let settings = configuration.emailLink
         let action = purpose == .signIn ? "sign in" : "add this address to your account"
-        let minutes = Int(configuration.emailLink.lifetime.timeInterval / 60)
-        return """
-            Use this link to \(action). It works once, within \(minutes) minutes, and only in the app that asked for it:
-
-            \(link)
-
-            If you did not ask for it, ignore this message.
-            """
+        let minutes = Int(settings.lifetime.timeInterval / 60)
+        var parts: [String] = []
+        if settings.delivery.sendsLink {
+            let link = settings.linkTemplate.replacingOccurrences(of: "{token}", with: token.text)
+            parts.append(
+                "Use this link to \(action). It works once, within \(minutes) minutes, and only in the app that asked for it:"
+            )
+            parts.append(link)
+        }
+        if let code {
+            parts.append(
+                settings.delivery.sendsLink
+                    ? "Or, on any device, enter this code with your email address:"
+                    : "To \(action), enter this code in the app with your email address:"
+            )
+            parts.append("    \(code.text)")
+            parts.append(
+                settings.delivery.sendsLink
+                    ? "The code works within the same \(minutes) minutes. The link and the code work once between them."
+                    : "It works once, within \(minutes) minutes."
+            )
+        }
+        parts.append("If you did not ask for it, ignore this message.")
+        return parts.joined(separator: "\n\n")
     }
 
     /// What completing a link decided inside its transaction (a wrong verifier is counted even though the call
     /// fails; a conflict keeps the token spent and the ticket issued).
-    private enum EmailLinkOutcome {
+    enum EmailLinkOutcome {
         case session(SessionTokens)
         case conflict(ConflictDetails)
         case refused(IdentityError)
@@ -94,14 +116,20 @@ extension IdentityCore {
         let outcome = try await database.transaction { sql in
             try await self.redeem(sql, token: token, request: request, now: now)
         }
+        return try answer(outcome, redeemed: "email link redeemed", uid: request.uid)
+    }
+
+    /// The answer to a redemption (`completeEmailLink`, `completeEmailCode`), logged: the session, the conflict, or
+    /// the refusal decided inside the transaction.
+    func answer(_ outcome: EmailLinkOutcome, redeemed: Logger.Message, uid: String?) throws -> LinkAttempt {
         switch outcome {
         case .session(let tokens):
-            logger.info("email link redeemed", metadata: ["user.uid": "\(tokens.uid)"])
+            logger.info(redeemed, metadata: ["user.uid": "\(tokens.uid)"])
             return .session(tokens)
         case .conflict(let details):
             logger.info(
                 "link met an existing account",
-                metadata: ["user.uid": "\(request.uid ?? "")", "other.uid": "\(details.otherUID)"]
+                metadata: ["user.uid": "\(uid ?? "")", "other.uid": "\(details.otherUID)"]
             )
             return .conflict(details)
         case .refused(let error):
@@ -152,7 +180,7 @@ extension IdentityCore {
     }
 
     /// Signs in to the account with this email (proven by the link), creating a permanent account if none has it.
-    private func signInByEmail(_ sql: any SQLDatabase, email: EmailAddress, now: Date) async throws -> SessionTokens {
+    func signInByEmail(_ sql: any SQLDatabase, email: EmailAddress, now: Date) async throws -> SessionTokens {
         if let record = try await EmailRecords.load(sql, email: email, lock: true) {
             let user = try await UserRecords.requireActive(sql, uid: record.uid, lock: true)
             try await claimProvenEmail(sql, record: record, email: email, now: now)
@@ -174,7 +202,7 @@ extension IdentityCore {
     }
 
     /// Attaches the (proven) email to `uid`, or answers a conflict with a ticket if another account has it.
-    private func linkEmail(
+    func linkEmail(
         _ sql: any SQLDatabase,
         uid: String,
         email: EmailAddress,

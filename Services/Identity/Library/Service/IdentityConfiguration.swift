@@ -226,8 +226,13 @@ public struct EmailLinkSettings: Sendable {
     /// whoever holds the mail, on any device: for apps released before the challenge was required. Default false:
     /// such a request is refused with `invalid-argument` (sign-in and link emails always need one).
     public var unboundLinksAllowed: Bool = false
-    /// Wrong verifiers tolerated before the token is burnt. Default 5.
+    /// Wrong verifiers tolerated before the token is burnt, and wrong codes before a code (and its link) is.
+    /// Default 5.
     public var verifierFailuresMax: Int = 5
+    /// What a sign-in or link email carries: the link, a six-digit code redeemable on any device with the address
+    /// (`completeEmailCode`), or both. The code lives as long as the link (`lifetime`) and shares its row: redeeming
+    /// either spends both. Default both.
+    public var delivery: EmailLinkDelivery = .both
     /// The link in the email; `{token}` is replaced by the token. Default "foyer://email-link#token={token}"
     /// (a fragment, so the token does not reach web servers' logs).
     public var linkTemplate: String = "foyer://email-link#token={token}"

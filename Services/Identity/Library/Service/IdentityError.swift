@@ -105,7 +105,11 @@ extension IdentityError {
     }
     static func invalidEmail() -> Self { Self(.invalidEmail, "the email address is not valid") }
     static func weakPassword(_ message: String) -> Self { Self(.weakPassword, message) }
-    static func tokenAlreadyUsed() -> Self { Self(.tokenAlreadyUsed, "the email-link token was already used") }
+    static func tokenAlreadyUsed(_ message: String = "the email-link token was already used") -> Self {
+        Self(.tokenAlreadyUsed, message)
+    }
+    /// A wrong email code, or none sent to the address (the same answer for both, as for a password).
+    static func wrongEmailCode() -> Self { Self(.invalidCredentials, "the email or the code is wrong") }
     static func verifierMismatch() -> Self { Self(.verifierMismatch, "the verifier does not match") }
 }
 

@@ -328,6 +328,14 @@ enum IdentityMigrations {
                 "ALTER TABLE identity_signing_keys ADD COLUMN algorithm TEXT NOT NULL DEFAULT 'EdDSA'"
             ]
         ),
+        Migration(version: 14, name: "sign-in and link emails carry a code") { engine in
+            [
+                // SHA-256 of the email's six-digit code with the row's token hash (`EmailCodeSecret`); NULL for a
+                // row without a code (other kinds, links sent with delivery `link`, rows from before). The email
+                // index finds an address's newest code.
+                "ALTER TABLE identity_email_links ADD COLUMN code_hash \(engine.binaryColumnType)"
+            ]
+        },
     ]
 
     /// Every table, for tests that check nothing of a user is left.

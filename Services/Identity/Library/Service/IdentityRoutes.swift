@@ -33,6 +33,7 @@ enum IdentityRoutes {
             return Empty()
         }
         router.route(M.completeEmailLink) { request in try await core.completeEmailLink(request) }
+        router.route(M.completeEmailCode) { request in try await core.completeEmailCode(request) }
         router.route(M.listOutbox) { request in try await core.listOutbox(request) }
         router.route(M.signInWithProvider) { request in try await core.signInWithProvider(request) }
         router.route(M.linkProvider) { request in try await core.linkProvider(request) }
