@@ -154,6 +154,8 @@ struct HTTPGatewayRequest: Sendable, Equatable {
             return [
                 "type": "emailLink", "token": .string(token), "verifier": .string(EmailLinkVerifier.text(of: verifier)),
             ]
+        case .emailCode(let email, let code):
+            return ["type": "emailCode", "email": .string(email), "code": .string(code)]
         case .idToken(let provider, let idToken, let rawNonce, let code):
             return JSONValue.object([
                 "type": "idToken", "provider": .string(provider.description), "idToken": .string(idToken),

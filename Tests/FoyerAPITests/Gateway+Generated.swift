@@ -46,9 +46,10 @@ extension WireValues {
     }
     mutating func pageSize() -> UInt64 { integer(in: 1...UInt64(UserDataLimits.pageSizeLimit)) }
 
-    /// Each kind of credential: password, email link, ID token with and without a nonce and an authorization code.
+    /// Each kind of credential: password, email link, email code, ID token with and without a nonce and an
+    /// authorization code.
     mutating func credential() -> Credential {
-        switch integer(in: UInt8(0)...2) {
+        switch integer(in: UInt8(0)...3) {
         case 0:
             .password(email: email(), password: text(maxBytes: IdentityLimits.passwordByteCountMax))
         case 1:
@@ -56,6 +57,8 @@ extension WireValues {
                 token: secretToken(),
                 verifier: bytes(minBytes: 1, maxBytes: IdentityLimits.verifierByteCountMax)
             )
+        case 2:
+            .emailCode(email: email(), code: emailCode())
         default:
             .idToken(
                 provider: anyCase(of: IdentityProvider.self),

@@ -12,13 +12,18 @@ struct CredentialTests {
     @Test("Every kind and provider, with and without a nonce, at empty and full lengths, round-trips")
     func roundTrips() throws {
         for credential in Samples.credentials { try WireMessageChecks.roundTrip(SignInRequest(credential: credential)) }
-        #expect(Set(Samples.credentials.map(\.kind)) == [1, 2, 3, 4])
+        #expect(Set(Samples.credentials.map(\.kind)) == [1, 2, 3, 4, 5])
     }
 
     @Test("Kinds and providers the contract does not define are refused")
     func unknownTags() {
         for credential in [Samples.credentials[0], Samples.credentials[3], Samples.credentials[6]] {
-            Expect.tag(of: SignInRequest(credential: credential), at: 0, valid: [1, 2, 3, 4], validKeepLayout: false)
+            Expect.tag(
+                of: SignInRequest(credential: credential),
+                at: 0,
+                valid: [1, 2, 3, 4, 5],
+                validKeepLayout: false
+            )
         }
         Expect.tag(
             of: SignInRequest(credential: .idToken(provider: .apple, idToken: "t", rawNonce: "n")),
@@ -82,6 +87,18 @@ struct CredentialTests {
         }
         Expect.cap(IdentityLimits.rawNonceByteCountMax) {
             SignInRequest(credential: .idToken(provider: .google, idToken: "t", rawNonce: Samples.ascii($0)))
+        }
+    }
+
+    @Test("An email code is exactly six ASCII digits: shorter, longer or other characters are refused")
+    func emailCodeShape() throws {
+        try WireMessageChecks.roundTrip(SignInRequest(credential: .emailCode(email: "a@b.c", code: "000000")))
+        for code in ["", "12345", "1234567", "12345a", " 12345", "١٢٣٤٥٦", "12 456"] {
+            let request = SignInRequest(credential: .emailCode(email: "a@b.c", code: code))
+            #expect(throws: WireError.self) { try SignInRequest(decoding: request.encoded()) }
+        }
+        Expect.cap(IdentityLimits.emailByteCountMax) {
+            SignInRequest(credential: .emailCode(email: Samples.ascii($0), code: "123456"))
         }
     }
 

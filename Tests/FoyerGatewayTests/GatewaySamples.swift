@@ -57,6 +57,11 @@ enum GatewaySamples {
                 ),
             ]
         }
+        credentials += [
+            .emailCode(email: "someone@example.com", code: "012345"),
+            .emailCode(email: "", code: "999999"),
+            .emailCode(email: multibyte(IdentityLimits.emailByteCountMax), code: "000000"),
+        ]
         return credentials
     }
 

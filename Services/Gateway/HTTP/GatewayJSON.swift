@@ -115,7 +115,7 @@ enum GatewayJSON {
 }
 
 extension GatewayJSON {
-    /// A `Credential` object (`type` password, emailLink or idToken).
+    /// A `Credential` object (`type` password, emailLink, emailCode or idToken).
     static func credential(_ value: JSONValue?) throws(HTTPProblem) -> Credential {
         guard case .object(let object)? = value else { throw .invalidArgument("\"credential\" must be an object") }
         let type = try HTTPCall.optionalString("type", in: object)
@@ -123,6 +123,7 @@ extension GatewayJSON {
             switch type {
             case "password": ["type", "email", "password"]
             case "emailLink": ["type", "token", "verifier"]
+            case "emailCode": ["type", "email", "code"]
             case "idToken": ["type", "provider", "idToken", "rawNonce", "authorizationCode"]
             default: Set(object.keys)  // the type's own error below
             }
@@ -132,6 +133,12 @@ extension GatewayJSON {
             return .password(email: try required("email", object), password: try required("password", object))
         case "emailLink":
             return .emailLink(token: try required("token", object), verifier: try verifier(object))
+        case "emailCode":
+            let code = try required("code", object)
+            guard EmailCode.isWellFormed(code) else {
+                throw .invalidArgument("credential.code must be \(EmailCode.digitCount) digits")
+            }
+            return .emailCode(email: try required("email", object), code: code)
         case "idToken":
             let provider: IdentityProvider
             switch try HTTPCall.optionalString("provider", in: object) {
@@ -150,7 +157,7 @@ extension GatewayJSON {
                 authorizationCode: code
             )
         default:
-            throw .invalidArgument("credential.type must be password, emailLink or idToken")
+            throw .invalidArgument("credential.type must be password, emailLink, emailCode or idToken")
         }
     }
 

@@ -107,6 +107,17 @@ extension GatewayCore {
                 throw RPCError(.internal, "identity answered a sign-in email link with a conflict")
             }
             session = tokens
+        case .emailCode(let email, let code):
+            let attempt = try await identity.call(
+                IdentityMethods.completeEmailCode,
+                CompleteEmailCodeRequest(email: email, code: code, uid: nil),
+                options: options
+            )
+            guard case .session(let tokens) = attempt else {
+                // Only a link code can meet another account, and identity looks for those by the user only.
+                throw RPCError(.internal, "identity answered a sign-in email code with a conflict")
+            }
+            session = tokens
         case .idToken(let provider, let idToken, let rawNonce, let code):
             session = try await identity.call(
                 IdentityMethods.signInWithProvider,
@@ -156,11 +167,13 @@ extension GatewayCore {
         )
     }
 
-    /// Redeeming an email link (to sign in or to link) is limited per source on top of everything else: each try
-    /// spends a guess at a token, and a wrong verifier burns a real one.
+    /// Redeeming an email link or code (to sign in or to link) is limited per source on top of everything else: each
+    /// try spends a guess at a token or a code, and a wrong verifier or code counts against a real one.
     func admitRedemption(of credential: Credential, context: RPCContext) throws {
-        guard case .emailLink = credential else { return }
-        try emailLinkLimit.admit(sourceAddress(context), now: now)
+        switch credential {
+        case .emailLink, .emailCode: try emailLinkLimit.admit(sourceAddress(context), now: now)
+        case .password, .idToken: return
+        }
     }
 
     /// The client's address as the socket says (sign-up admission counts per source).

@@ -1,21 +1,26 @@
 public import FoyerWire
 public import NIOCore
 
-/// Something that proves who a person is: an email and password, a redeemed email link, or an Apple / Google
-/// ID token (with, for Apple, the authorization code the app got with it).
+/// Something that proves who a person is: an email and password, a redeemed email link, the code from that email,
+/// or an Apple / Google ID token (with, for Apple, the authorization code the app got with it).
 ///
 /// ```
 /// u8 kind   1 password:  string email (<= 320), string password (<= 1024)
 ///           2 emailLink: string token (<= 128), bytes verifier (1-128)
 ///           3 idToken:   u8 provider (1 apple, 2 google), string idToken (<= 8192), optional string rawNonce (<= 256)
 ///           4 idToken with an authorization code: kind 3's fields, then string authorizationCode (1-1024)
+///           5 emailCode: string email (<= 320), string code (exactly 6 ASCII digits, `EmailCode`)
 /// ```
 ///
 /// ``idToken(provider:idToken:rawNonce:authorizationCode:)`` is sent as kind 3 without a code and as kind 4 with
-/// one, so a client that sends no code speaks to gateways that predate kind 4.
+/// one, so a client that sends no code speaks to gateways that predate kind 4. A gateway that predates kind 5
+/// refuses it as an unknown kind (`invalid-argument`, `credential.kind`); only a client that sends it needs the
+/// newer gateway.
 public enum Credential: Hashable, Sendable {
     case password(email: String, password: String)
     case emailLink(token: String, verifier: [UInt8])
+    /// The six-digit code from a sign-in or link email, with the address it was sent to: works on any device.
+    case emailCode(email: String, code: String)
     /// `authorizationCode`: Sign in with Apple's code (ASAuthorizationAppleIDCredential's `authorizationCode`), which
     /// identity exchanges for a refresh token it revokes when the account is deleted; ignored for Google.
     case idToken(provider: IdentityProvider, idToken: String, rawNonce: String?, authorizationCode: String? = nil)
@@ -65,6 +70,14 @@ public enum Credential: Hashable, Sendable {
                 guard code?.isEmpty == false else { throw .invalidValue("credential.authorizationCode") }
             }
             self = .idToken(provider: provider, idToken: idToken, rawNonce: rawNonce, authorizationCode: code)
+        case 5:
+            let email = try buffer.readLengthPrefixedString(
+                "credential.email",
+                maxBytes: IdentityLimits.emailByteCountMax
+            )
+            let code = try buffer.readLengthPrefixedString("credential.code", maxBytes: EmailCode.digitCount)
+            guard EmailCode.isWellFormed(code) else { throw .invalidValue("credential.code") }
+            self = .emailCode(email: email, code: code)
         default:
             throw .invalidValue("credential.kind")
         }
@@ -80,6 +93,10 @@ public enum Credential: Hashable, Sendable {
             buffer.writeInteger(UInt8(2))
             buffer.writeLengthPrefixedString(token)
             buffer.writeLengthPrefixedBytes(verifier)
+        case .emailCode(let email, let code):
+            buffer.writeInteger(UInt8(5))
+            buffer.writeLengthPrefixedString(email)
+            buffer.writeLengthPrefixedString(code)
         case .idToken(let provider, let idToken, let rawNonce, let code):
             buffer.writeInteger(UInt8(code == nil ? 3 : 4))
             buffer.writeInteger(provider.rawValue)

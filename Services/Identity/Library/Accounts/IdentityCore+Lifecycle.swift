@@ -127,13 +127,15 @@ extension IdentityCore {
     }
 
     /// Attaches a credential to `uid` (the single-credential calls `linkPassword`, `completeEmailLink`,
-    /// `linkProvider`).
+    /// `completeEmailCode`, `linkProvider`).
     private func attach(_ credential: Credential, to uid: String, source: String) async throws -> LinkAttempt {
         switch credential {
         case .password(let email, let password):
             try await linkPassword(LinkPasswordRequest(uid: uid, email: email, password: password, source: source))
         case .emailLink(let token, let verifier):
             try await completeEmailLink(CompleteEmailLinkRequest(token: token, verifier: verifier, uid: uid))
+        case .emailCode(let email, let code):
+            try await completeEmailCode(CompleteEmailCodeRequest(email: email, code: code, uid: uid))
         case .idToken(let provider, let idToken, let rawNonce, let code):
             try await linkProvider(
                 LinkProviderRequest(
