@@ -114,6 +114,24 @@ extension FoyerClient {
         operationID: String = OperationID.make()
     ) async throws(FoyerError) -> LinkResult {
         let credential = Credential.emailLink(token: EmailLinkVerifier.token(fromLink: token), verifier: verifier.bytes)
+        return try await complete(
+            credential,
+            purpose: purpose,
+            onConflict: onConflict,
+            mergePolicy: mergePolicy,
+            operationID: operationID
+        )
+    }
+
+    /// Completes an email by its link or its code: `.signIn` signs in (answered as `linked` with the account's
+    /// session), `.link` links to the signed-in user with the usual conflict handling.
+    func complete(
+        _ credential: Credential,
+        purpose: EmailLinkPurpose,
+        onConflict: ConflictChoice,
+        mergePolicy: MergePolicy,
+        operationID: String
+    ) async throws(FoyerError) -> LinkResult {
         switch purpose {
         case .signIn:
             return .linked(try await signIn(with: credential))

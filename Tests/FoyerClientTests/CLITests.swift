@@ -243,6 +243,22 @@ struct CLITests {
         }
     }
 
+    @Test("email-link code signs in with the code from an email another session file asked for")
+    func emailCode() async throws {
+        try await withStack { stack in
+            let email = uniqueEmail("cli-code")
+            _ = try await ok(stack, "email-link", "send", "--email", email, session: stack.sessionFile("asking"))
+            let message = try #require(try await stack.outbox(to: email, limit: 1).first)
+            let code = try #require(EmailCode.code(inMessage: message.body))
+            let other = stack.sessionFile("other")
+            let signedIn = try await ok(stack, "email-link", "code", "--email", email, "--code", code, session: other)
+            #expect(signedIn["outcome"] as? String == "linked" && signedIn["isAnonymous"] as? Bool == false)
+            #expect(signedIn["email"] as? String == email)
+            let me = try await ok(stack, "me", session: other)
+            #expect(me["email"] as? String == email)
+        }
+    }
+
     @Test(
         "admin bootstrap-key makes an admin key on identity's listener with the cluster secret, and is refused without it"
     )

@@ -6,8 +6,11 @@ import FoyerClient
 struct EmailLinkCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "email-link",
-        abstract: "Passwordless email links: send one, then complete it with the token from the email.",
-        subcommands: [Send.self, Complete.self]
+        abstract: """
+            Passwordless email links: send one, then complete it with the token from the email, or with its code \
+            on any device.
+            """,
+        subcommands: [Send.self, Complete.self, Code.self]
     )
 
     enum Purpose: String, ExpressibleByArgument, CaseIterable {

@@ -13,8 +13,9 @@ struct OutboxCommand: JSONCommand {
         discussion: """
             Identity keeps emails in its outbox only in local mode (`identity --local-mode --mailer outbox`, as \
             `make run` starts it). This command connects to identity itself, not the gateway.
-            Output: {"messages": [{"id", "to", "subject", "body", "createdAt", "token"}]}; "token" is the email \
-            link's token, ready for `foyer email-link complete --token`.
+            Output: {"messages": [{"id", "to", "subject", "body", "createdAt", "token", "code"}]}; "token" is the \
+            email link's token, ready for `foyer email-link complete --token`, and "code" the email's six-digit \
+            code, ready for `foyer email-link code --code` (null when the email has none).
             """
     )
 
@@ -60,6 +61,7 @@ struct OutboxCommand: JSONCommand {
             ("body", .string(message.body)),
             ("createdAt", .time(milliseconds: message.createdAtMilliseconds)),
             ("token", token == message.body.trimmingCharacters(in: .whitespacesAndNewlines) ? .null : .string(token)),
+            ("code", EmailCode.code(inMessage: message.body).map { .string($0) } ?? .null),
         ])
     }
 }
