@@ -63,37 +63,26 @@ extension LZ4 {
     /// only the tokens, lengths and offsets, the same way liblz4 walks them; where the walk runs off the end, the
     /// block is left to liblz4 to judge.
     static func hasZeroOffset(_ block: UnsafeRawBufferPointer) -> Bool {
-        // Every decode pays for this walk, so it reads through a typed pointer with its own bounds checks (the
-        // closure-and-subscript form of it halved the codec's decompression speed).
-        guard let bytes = block.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return false }
-        let end = block.count
         var position = 0
-        while position < end {
-            let token = bytes[position]
-            position &+= 1
-            var literals = Int(token >> 4)
-            if literals == 15 {
-                while true {
-                    guard position < end else { return false }
-                    let byte = bytes[position]
-                    position &+= 1
-                    literals &+= Int(byte)
-                    if byte != 255 { break }
-                }
+        func length(_ nibble: UInt8) -> Int? {
+            var length = Int(nibble)
+            guard nibble == 15 else { return length }
+            while position < block.count {
+                let byte = block[position]
+                position += 1
+                length += Int(byte)
+                if byte != 255 { return length }
             }
-            // The last sequence is literals alone: no offset follows them.
-            guard literals <= end &- position &- 2 else { return false }
-            position &+= literals
-            if bytes[position] | bytes[position &+ 1] == 0 { return true }
-            position &+= 2
-            if token & 0x0F == 15 {
-                while true {
-                    guard position < end else { return false }
-                    let byte = bytes[position]
-                    position &+= 1
-                    if byte != 255 { break }
-                }
-            }
+            return nil
+        }
+        while position < block.count {
+            let token = block[position]
+            position += 1
+            guard let literals = length(token >> 4), literals <= block.count - position - 2 else { return false }
+            position += literals
+            if block[position] == 0, block[position + 1] == 0 { return true }
+            position += 2
+            guard length(token & 0x0F) != nil else { return false }
         }
         return false
     }
