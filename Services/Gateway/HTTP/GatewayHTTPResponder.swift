@@ -96,11 +96,7 @@ struct GatewayHTTPResponder: HTTPResponder {
         route = path
         if let fixed = try await fixedPath(path, request: request, context: context) { return fixed }
         route = HTTPEdgeMetrics.otherRoute
-        // OpenAPI's rule: a concrete path matches before a templated one, so `/v1/documents/import` is the import
-        // alone (its 405s allow POST only), not also the listing of a collection named `import`.
-        let candidates = operationMatches(path)
-        let concrete = candidates.filter { !$0.0.path.contains("{") }
-        let matches = concrete.isEmpty ? candidates : concrete
+        let matches = operationMatches(path)
         guard let first = matches.first else { throw HTTPProblem.notFound("no operation at \(path)") }
         guard let (operation, parameters) = matches.first(where: { $0.0.verb == request.method.rawValue }) else {
             route = first.0.path
@@ -138,9 +134,14 @@ struct GatewayHTTPResponder: HTTPResponder {
     }
 
     /// The operations whose path template `path` matches (whatever their verb), with the path's parameters.
+    /// The operations whose path matches, with their parameters. OpenAPI's rule: a concrete path matches before a
+    /// templated one, so `/v1/documents/import` is the import alone (its 405s allow POST only), not also the
+    /// listing of a collection named `import`.
     private func operationMatches(_ path: String) -> [(HTTPOperation, [String: String])] {
         let segments = Array(path.split(separator: "/", omittingEmptySubsequences: false).dropFirst())
-        return operations.compactMap { operation in operation.match(segments).map { (operation, $0) } }
+        let matches = operations.compactMap { operation in operation.match(segments).map { (operation, $0) } }
+        let concrete = matches.filter { !$0.0.path.contains("{") }
+        return concrete.isEmpty ? matches : concrete
     }
 
     /// The client's address: the peer (the client a trusted proxy's PROXY header named, else the socket's peer), or
