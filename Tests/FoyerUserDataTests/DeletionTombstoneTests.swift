@@ -139,7 +139,7 @@ struct DeletionTombstoneTests {
     }
 
     @Test(
-        "the tombstone lifetime's default outlasts an access token's 15 minutes by far; less than a minute is refused"
+        "the tombstone lifetime's default outlasts an access token's 15 minutes by far; less than a minute is refused; a deletion batch holds the largest document"
     )
     func lifetimeSetting() throws {
         var configuration = UserDataConfiguration(
@@ -153,6 +153,11 @@ struct DeletionTombstoneTests {
         #expect(configuration.mergeRecordRetention == .seconds(7 * 86_400))
         #expect(configuration.putRecordRetention == .seconds(86_400))
         configuration.deletionTombstoneLifetime = .seconds(59)
+        #expect(throws: UserDataConfigurationError.self) { try configuration.validate() }
+        configuration.deletionTombstoneLifetime = .seconds(60)
+        try configuration.validate()
+        // A deletion transaction must hold at least the largest document.
+        configuration.deleteBatchByteCount = configuration.valueByteCountMax - 1
         #expect(throws: UserDataConfigurationError.self) { try configuration.validate() }
     }
 }

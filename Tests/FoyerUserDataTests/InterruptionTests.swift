@@ -97,6 +97,37 @@ struct InterruptionTests {
         }
     }
 
+    @Test(
+        "deleteAll's transactions stop at the byte budget: large documents go a few per commit, in key order",
+        arguments: TestEngine.allCases
+    )
+    func deleteAllByteBudget(engine: TestEngine) async throws {
+        // 1,000-byte documents and a 2,500-byte budget: two per transaction, whichever uid they belong to.
+        let injection = UserDataConfiguration.FailureInjection(afterBatches: [.deleteAll: 2])
+        try await withUserData(
+            engine,
+            configure: {
+                $0.valueByteCountMax = 1000; $0.deleteBatchByteCount = 2500; $0.failureInjection = injection
+            },
+            maxAttempts: 1
+        ) { data async throws in
+            // deleteAll takes uids in sorted order: the small one first.
+            let uids = [testUID(), testUID()].sorted()
+            let (small, large) = (uids[0], uids[1])
+            let text = String(repeating: "x", count: 1000)
+            try await data.put(small, "c", "only", text)
+            for index in 0..<7 { try await data.put(large, "c", "k\(index)", text) }
+            let request = Batch([small, large].map(DeleteAllDocumentsRequest.init(uid:)))
+            await expectStatus(.internal) { try await data.client.call(UserDataMethods.deleteAllBatch, request) }
+            // Two transactions: the small uid whole with the large one's first document, then the next two.
+            #expect(try await data.count(small) == 0)
+            #expect(try await data.exportAll(large).documents.map(\.key) == ["k3", "k4", "k5", "k6"])
+            let rest = try await data.client.call(UserDataMethods.deleteAllBatch, request)
+            #expect(rest.elements.map(\.deleted) == [0, 4])
+            #expect(try await data.count(large) == 0)
+        }
+    }
+
     @Test("deleteAll of many documents in batches reports them all", arguments: TestEngine.allCases)
     func deleteAllBatches(engine: TestEngine) async throws {
         try await withUserData(engine, configure: { $0.deleteBatchSize = 7 }) { data async throws in

@@ -56,7 +56,7 @@ struct CleanupCommand: AsyncParsableCommand {
     var retentionDays: Int?
     @Option(
         help:
-            "Seconds after which another replica may take over a replica's claim on an account. (env: FOYER_CLEANUP_CLAIM_SECONDS; default: 300)"
+            "Seconds after which another replica may take over a replica's claim on an account. (env: FOYER_CLEANUP_CLAIM_SECONDS; default: 30; renewed every third of it while the replica works)"
     )
     var claimSeconds: Int?
     @Option(

@@ -148,14 +148,13 @@ extension DocumentStore {
         }
     }
 
-    /// Deletes every document of `uid`, `deleteBatchSize` per transaction, and returns how many this call
-    /// deleted.
+    /// Deletes every document of `uid`, a bounded batch per transaction, and returns how many this call deleted.
     func deleteAll(uid: String) async throws -> DeleteAllDocumentsResponse {
         try await deleteAll(uids: [uid])[0]
     }
 
-    /// Deletes every document of each of `uids`, at most `deleteBatchSize` per transaction across them (a batch of
-    /// guests with a few documents each costs one commit), and answers how many each lost, in the order of `uids`
+    /// Deletes every document of each of `uids`, at most `deleteBatchSize` documents and `deleteBatchByteCount`
+    /// value bytes per transaction across them (a batch of guests with a few documents each costs one commit), and answers how many each lost, in the order of `uids`
     /// (a uid listed twice is answered once, the second time with 0). Each transaction holds the uids' exclusive
     /// locks, so no write of theirs interleaves with one.
     ///
@@ -164,12 +163,12 @@ extension DocumentStore {
     /// before a batch (which then deletes it) or is refused; none lands behind the last batch. The tombstones last
     /// `deletionTombstoneLifetime` after the latest deleteAll, then `prune` removes them.
     ///
-    /// A transaction deletes set-wise (``deleteDocuments(_:of:upTo:)``): a statement per transaction, not a row
+    /// A transaction deletes set-wise (``deleteDocuments(_:of:within:)``): a statement per transaction, not a row
     /// sent back per document. Each transaction commits what it deleted, so a crash loses nothing and the retry
     /// deletes the rest and answers for what it deleted itself. With the last documents go the records that name the
     /// uids: the merges they took part in (op rows and conflict lists) and their put records.
     func deleteAll(uids: [String]) async throws -> [DeleteAllDocumentsResponse] {
-        let batch = configuration.deleteBatchSize
+        let budget = DeletionBudget(documents: configuration.deleteBatchSize, bytes: configuration.deleteBatchByteCount)
         let now = configuration.now()
         var remaining = Array(Set(uids)).sorted()
         var deleted: [String: UInt64] = [:]
@@ -178,7 +177,7 @@ extension DocumentStore {
             let pass = try await write { sql in
                 try await lockUsers(sql, uids, exclusive: true)
                 if first { try await recordTombstones(sql, uids: uids, now: now) }
-                let pass = try await deleteDocuments(sql, of: remaining, upTo: batch)
+                let pass = try await deleteDocuments(sql, of: remaining, within: budget)
                 if pass.remaining.isEmpty { try await deleteRecords(sql, of: uids, now: now) }
                 return pass
             }
@@ -204,48 +203,68 @@ extension DocumentStore {
         var remaining: [String] = []
     }
 
-    /// Deletes up to `budget` documents of `uids` (sorted), uid by uid in order, on the caller's transaction (which
-    /// holds the uids' exclusive locks, so the counts it reads are the documents it deletes): one count, one
-    /// `DELETE … WHERE uid IN (…)` for the uids that fit whole, and one for part of the next.
+    /// How much one transaction of ``deleteAll(uids:)`` may delete.
+    struct DeletionBudget: Sendable {
+        var documents: Int
+        var bytes: Int
+    }
+
+    /// Deletes what `budget` allows of the documents of `uids` (sorted), uid by uid in order, on the caller's
+    /// transaction (which holds the uids' exclusive locks, so the counts it reads are the documents it deletes): one
+    /// count, one `DELETE … WHERE uid IN (…)` for the uids that fit whole, and one for the head of the next, in key
+    /// order, as far as both budgets reach (at least one document when it is the transaction's first).
     private func deleteDocuments(
         _ sql: any SQLDatabase,
         of uids: [String],
-        upTo budget: Int
+        within budget: DeletionBudget
     ) async throws
         -> DeletionPass
     {
         let rows = try await sql.raw(
             """
-            SELECT uid, COUNT(*) AS documents FROM ud_documents WHERE uid IN (\(binds: uids)) GROUP BY uid
+            SELECT uid, COUNT(*) AS documents, CAST(SUM(body_size) AS BIGINT) AS value_bytes
+            FROM ud_documents WHERE uid IN (\(binds: uids)) GROUP BY uid
             """
         ).all()
-        var counts: [String: Int] = [:]
+        var sizes: [String: (documents: Int, bytes: Int)] = [:]
         for row in rows {
-            counts[try row.decode(column: "uid", as: String.self)] = try row.decode(column: "documents", as: Int.self)
+            sizes[try row.decode(column: "uid", as: String.self)] = (
+                try row.decode(column: "documents", as: Int.self), try row.decode(column: "value_bytes", as: Int.self)
+            )
         }
         var pass = DeletionPass()
         var whole: [String] = []
         var left = budget
         for uid in uids {
-            guard let count = counts[uid] else { continue }
-            guard pass.remaining.isEmpty, count <= left else {
+            guard let size = sizes[uid] else { continue }
+            guard pass.remaining.isEmpty, size.documents <= left.documents, size.bytes <= left.bytes else {
                 pass.remaining.append(uid)
                 continue
             }
             whole.append(uid)
-            pass.deleted[uid] = count
-            left -= count
+            pass.deleted[uid] = size.documents
+            left.documents -= size.documents
+            left.bytes -= size.bytes
         }
         if !whole.isEmpty {
             try await sql.raw("DELETE FROM ud_documents WHERE uid IN (\(binds: whole))").run()
         }
-        if left > 0, let next = pass.remaining.first {
-            pass.deleted[next] = try await sql.raw(
+        if left.documents > 0, let next = pass.remaining.first {
+            // The head of `next` in key order, as many documents as both budgets hold; the first document always,
+            // when nothing was deleted before it, so that every transaction makes progress.
+            let first: SQLQueryString = whole.isEmpty ? " OR running = body_size" : ""
+            let count = try await sql.raw(
                 """
                 DELETE FROM ud_documents WHERE uid = \(bind: next) AND (collection, doc_key) IN (
-                    SELECT collection, doc_key FROM ud_documents WHERE uid = \(bind: next) LIMIT \(literal: left))
+                    SELECT collection, doc_key FROM (
+                        SELECT collection, doc_key, body_size,
+                            SUM(body_size) OVER (ORDER BY collection, doc_key) AS running
+                        FROM ud_documents WHERE uid = \(bind: next) ORDER BY collection, doc_key
+                        LIMIT \(literal: left.documents)) AS head
+                    WHERE running <= \(literal: left.bytes)\(first))
                 """
             ).runCountingChangedRows()
+            if count > 0 { pass.deleted[next] = count }
         }
         return pass
     }

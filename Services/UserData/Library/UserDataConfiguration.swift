@@ -20,8 +20,12 @@ public struct UserDataConfiguration: Sendable {
     public var pageByteCountMax: Int = 768 * 1024
     /// Guest documents moved per merge transaction. Default 200.
     public var mergeBatchSize: Int = 200
-    /// Documents deleted per `deleteAll` transaction. Default 500.
-    public var deleteBatchSize: Int = 500
+    /// Most documents deleted per `deleteAll` transaction. Default 10,000.
+    public var deleteBatchSize: Int = 10_000
+    /// Most value bytes deleted per `deleteAll` transaction, so that a transaction's work stays bounded when the
+    /// documents are large (10,000 documents of 256 KiB would be 2.5 GiB in one transaction). Default 16 MiB; at
+    /// least `valueByteCountMax`, so that every transaction deletes at least one document.
+    public var deleteBatchByteCount: Int = 16 * 1024 * 1024
     /// How long a deleted uid keeps refusing writes (`uid-deleted`) after its latest `deleteAll`, before `prune`
     /// removes its tombstone. It must outlast every write that can still be on its way when a deletion starts: an
     /// access token of the user stays valid for identity's `accessTokenLifetime` (15 minutes by default), plus the
@@ -66,6 +70,10 @@ public struct UserDataConfiguration: Sendable {
         )
         try check((1...10_000).contains(mergeBatchSize), "mergeBatchSize must be between 1 and 10000")
         try check((1...10_000).contains(deleteBatchSize), "deleteBatchSize must be between 1 and 10000")
+        try check(
+            deleteBatchByteCount >= valueByteCountMax,
+            "deleteBatchByteCount must be at least valueByteCountMax (\(valueByteCountMax))"
+        )
         for (name, retention) in [
             ("deletionTombstoneLifetime", deletionTombstoneLifetime), ("mergeRecordRetention", mergeRecordRetention),
             ("putRecordRetention", putRecordRetention),
