@@ -319,6 +319,11 @@ let package = Package(
                 serviceLifecycle,
             ],
             path: "Services/Gateway/HTTP",
+            // The operators' console, compiled in (AdminConsole.swift).
+            resources: [
+                .embedInCode("Console/index.html"), .embedInCode("Console/console.css"),
+                .embedInCode("Console/console.js"),
+            ],
             swiftSettings: swiftSettings
         ),
         .executableTarget(

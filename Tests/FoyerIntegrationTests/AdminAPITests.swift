@@ -153,8 +153,23 @@ struct AdminAPITests {
             let page = try await exchange("GET", base + "/admin/")
             #expect(page.status == 200 && page.header("content-type")?.hasPrefix("text/html") == true)
             #expect(page.header("content-security-policy")?.contains("script-src 'self'") == true)
-            #expect(page.header("cache-control") == "no-store" && page.header("x-frame-options") == "DENY")
-            #expect(try await exchange("GET", base + "/admin/console.js").status == 200)
+            #expect(page.header("cache-control") == "no-cache" && page.header("x-frame-options") == "DENY")
+            // The files carry an entity tag: asked again with it, 304 and no body; with another, the file.
+            let script = try await exchange("GET", base + "/admin/console.js")
+            let tag = try #require(script.header("etag"))
+            #expect(script.status == 200 && tag.hasPrefix("\"") && tag.count == 34 && tag != page.header("etag"))
+            let unchanged = try await exchange("GET", base + "/admin/console.js", headers: ["If-None-Match": tag])
+            #expect(unchanged.status == 304 && unchanged.body.isEmpty && unchanged.header("etag") == tag)
+            let weak = try await exchange(
+                "GET",
+                base + "/admin/console.js",
+                headers: ["If-None-Match": "\"x\", W/" + tag]
+            )
+            #expect(weak.status == 304)
+            let other = try await exchange("GET", base + "/admin/console.js", headers: ["If-None-Match": "\"x\""])
+            #expect(other.status == 200 && other.body == script.body)
+            let counted = try await exchange("GET", base + "/admin/v1/counts", key: key)
+            #expect(counted.header("cache-control") == "no-store" && counted.header("etag") == nil)
             #expect(try await exchange("POST", base + "/admin/").status == 405)
             #expect(try await exchange("GET", base + "/v1/me").status == 404, "the client API is not on this port")
             let wrongVerb = try await exchange("PATCH", base + "/admin/v1/counts", key: key)
@@ -189,10 +204,18 @@ private struct Exchange {
 }
 
 /// Sends `verb url` (with the admin key as a bearer token when given) and returns the answer, whatever its status.
-private func exchange(_ verb: String, _ url: String, key: String? = nil) async throws -> Exchange {
+private func exchange(
+    _ verb: String,
+    _ url: String,
+    key: String? = nil,
+    headers: [String: String] = [:]
+) async throws -> Exchange {
     var request = URLRequest(url: try #require(URL(string: url)))
     request.httpMethod = verb
+    // Every answer is asked of the gateway: URLSession's own cache would answer a revalidation itself.
+    request.cachePolicy = .reloadIgnoringLocalCacheData
     if let key { request.setValue("Bearer \(key)", forHTTPHeaderField: "Authorization") }
+    for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
     let (body, response) = try await URLSession.shared.data(for: request)
     let http = try #require(response as? HTTPURLResponse)
     return Exchange(status: http.statusCode, headers: http.allHeaderFields, body: body)

@@ -7,15 +7,16 @@ import Testing
 
 /// The operators' console (`/admin/` on the gateway's admin listener) in a real headless Chromium, driven a step at a
 /// time by Tests/http/admin_console.py while the test checks each step against the admin API: the page shows what
-/// the API answers, a change made through the API shows after a search, and the page's buttons act (revoke
-/// sessions, delete), each through its confirmation in the page. One browser for the whole sequence.
+/// the API answers, a change made through the API shows after a search, and the page's buttons act (set roles, revoke
+/// an admin key, revoke sessions, delete), each through its confirmation in the page; the keys table pages. One
+/// browser for the whole sequence.
 @Suite("The operators' console in a real browser")
 struct AdminConsoleTests {
     private static let repository = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     @Test(
-        "key refused, unlock, find, a plan and roles changed by the API, revoke and delete by the buttons: page and API agree"
+        "key refused, unlock, find, a plan and roles changed by the API, roles, key revocation, revoke and delete by the buttons, keys paged: page and API agree"
     )
     func consoleInChromium() async throws {
         var options = RunningStackOptions()
@@ -98,6 +99,36 @@ struct AdminConsoleTests {
         let withRoles = try await page.step(["do": "search", "uid": member.uid])
         #expect(withRoles.user?.roles == roles.roles, "\(withRoles.message)")
 
+        // Roles set with the button, spaces and commas alike: the API has them sorted, the page shows the same.
+        let setByButton = try await page.step(["do": "roles", "roles": "reviewer, app:alpha  editor"])
+        #expect(
+            setByButton.question?.contains(member.uid) == true && setByButton.question?.contains("app:beta") == true
+        )
+        let withNewRoles: APIUser = try await api.get("/admin/v1/users/\(member.uid)")
+        #expect(withNewRoles.roles == ["app:alpha", "editor", "reviewer"])
+        #expect(setByButton.user?.roles == withNewRoles.roles, "\(setByButton.message)")
+
+        // The keys a page at a time: 25 keys are two pages of 20; the Revoke button of one revokes it.
+        for index in 0..<24 {
+            let _: APIKey = try await api.send("POST", "/admin/v1/keys", ["name": "page-\(index)"])
+        }
+        let firstPage = try await page.step(["do": "refresh"])
+        #expect(firstPage.keys.count == 20 && firstPage.keysPage == "page 1 of 2 (25 keys)", "\(firstPage.keysPage)")
+        let secondPage = try await page.step(["do": "keys-page", "to": "next"])
+        #expect(secondPage.keys.count == 5 && secondPage.keysPage == "page 2 of 2 (25 keys)")
+        #expect(Set(secondPage.keys.map(\.keyID)).isDisjoint(with: firstPage.keys.map(\.keyID)))
+        let backAgain = try await page.step(["do": "keys-page", "to": "previous"])
+        #expect(backAgain.keys.map(\.keyID) == firstPage.keys.map(\.keyID))
+        let target = try #require(backAgain.keys.first { $0.name.hasPrefix("page-") && $0.action == "Revoke" })
+        let revokedKey = try await page.step(["do": "revoke-key", "keyID": target.keyID])
+        #expect(revokedKey.question?.contains(target.keyID) == true, "\(revokedKey.message)")
+        let keysNow: APIKeys = try await api.get("/admin/v1/keys")
+        #expect(keysNow.keys.first { $0.keyID == target.keyID }?.revokedAt != nil)
+        #expect(keysNow.keys.filter { $0.revokedAt != nil }.count == 1)
+        let shownRevoked = try #require(revokedKey.keys.first { $0.keyID == target.keyID })
+        #expect(shownRevoked.revoked != "active" && shownRevoked.action.isEmpty, "\(shownRevoked)")
+        #expect(revokedKey.audit.contains { $0.action == "admin-key.revoke" && $0.target == target.keyID })
+
         // Local mode's outbox, on request: the reset email to the member, with its link.
         try await sendResetEmail()
         let outbox = try await page.step(["do": "outbox", "to": member.email])
@@ -171,6 +202,12 @@ private struct ConsoleReport: Decodable {
         var plan: String
         var roles: [String]
     }
+    struct KeyRow: Decodable {
+        var keyID: String
+        var name: String
+        var revoked: String
+        var action: String
+    }
     struct AuditRow: Decodable {
         var action: String
         var target: String
@@ -193,9 +230,11 @@ private struct ConsoleReport: Decodable {
         var body: String
     }
     var audit: [AuditRow]
+    var keys: [KeyRow]
+    var keysPage: String
     var outbox: [OutboxRow]
     var kept: Kept
-    /// The confirmation the page asked (revoke, plan, delete).
+    /// The confirmation the page asked (revoke, plan, roles, revoke-key, delete).
     var question: String?
     /// Delete only: whether the confirm button was disabled before the uid was typed, and with a wrong uid.
     var disabledBeforeTyping: Bool?
@@ -213,6 +252,16 @@ private struct APIUser: Decodable {
     var email: String?
     var plan: String
     var liveSessions: UInt64
+    var roles: [String]?
+}
+
+private struct APIKey: Decodable {
+    var keyID: String
+    var revokedAt: String?
+}
+
+private struct APIKeys: Decodable {
+    var keys: [APIKey]
 }
 
 private struct APICounts: Decodable {

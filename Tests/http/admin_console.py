@@ -10,13 +10,17 @@ The admin key is read from FILE, or else from the environment variable FOYER_ADM
     {"do": "search", "uid": U}     U (or {"email": E}: E) into #search, then Find
     {"do": "revoke"}               Revoke sessions, then Confirm
     {"do": "plan", "plan": P}      P into #plan-input, Change plan, then Confirm
+    {"do": "roles", "roles": R}    R into #roles-input, Set roles, then Confirm
+    {"do": "revoke-key", "keyID": K}  the Revoke button of admin key K (on the page shown), then Confirm
+    {"do": "keys-page", "to": D}   the keys table's Next (D "next") or Previous (D "previous") button
     {"do": "delete"}               Delete, the shown uid typed into #confirm-input, then Confirm
     {"do": "refresh"}              Refresh now (counts, audit log, admin keys)
     {"do": "outbox", "to": E}      E into #outbox-to, then Show the newest (local mode's outbox)
     {"do": "read"}                 nothing: only what the page shows
 
 After each step the script waits for <body data-busy="0"> and records what the page shows: the message, the key's
-state, the counts, the user (null when none is shown), the newest audit rows and the admin keys, whether the confirm
+state, the counts, the user (null when none is shown), the newest audit rows, the admin keys of the page shown and
+the pager's text, whether the confirm
 button was disabled before the uid was typed, and what the page keeps (storage, cookies, its URL). It prints one JSON
 object, {"steps": [...], "pageErrors": [...]}, pageErrors being the page's script errors and console errors
 (Content-Security-Policy violations among them; answers with an error status, which the page handles, are not).
@@ -310,8 +314,9 @@ READ = """
     },
     confirmShown: !confirmPanel.hidden,
     audit: rows("audit", %d).map(([time, key, action, target, outcome]) => ({ time, key, action, target, outcome })),
-    keys: rows("keys", %d).map(([keyID, name, created, createdBy, lastUsed, revoked]) =>
-      ({ keyID, name, created, createdBy, lastUsed, revoked })),
+    keys: rows("keys", %d).map(([keyID, name, created, createdBy, lastUsed, revoked, action]) =>
+      ({ keyID, name, created, createdBy, lastUsed, revoked, action })),
+    keysPage: text("keys-page"),
     outbox: rows("outbox", 5).map(([sent, to, subject, body]) => ({ sent, to, subject, body })),
     kept: {
       localStorage: localStorage.length, sessionStorage: sessionStorage.length, cookie: document.cookie,
@@ -345,6 +350,20 @@ def action(step, key):
             f'type("plan-input", {json.dumps(step["plan"])}); click("change-plan");'
             ' const question = shown("confirm-text").textContent; click("confirm"); return { question };'
         )
+    if kind == "roles":
+        return (
+            f'type("roles-input", {json.dumps(step["roles"])}); click("set-roles");'
+            ' const question = shown("confirm-text").textContent; click("confirm"); return { question };'
+        )
+    if kind == "revoke-key":
+        return (
+            f'click("revoke-key-" + {json.dumps(step["keyID"])});'
+            ' const question = shown("confirm-text").textContent; click("confirm"); return { question };'
+        )
+    if kind == "keys-page":
+        if step.get("to") not in ("next", "previous"):
+            raise Failure('a keys-page step needs "to": "next" or "previous"')
+        return f'click("keys-{step["to"]}"); return {{}};'
     if kind == "delete":
         return """
             const uid = shown("user-uid").textContent.trim();

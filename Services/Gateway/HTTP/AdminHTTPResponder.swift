@@ -1,3 +1,4 @@
+import Foundation
 import FoyerAPI
 import FoyerGateway
 import FoyerJSON
@@ -9,8 +10,9 @@ import NIOCore
 /// Answers the admin listener: the console's files at `/admin/`, and the admin API under `/admin/v1`, where every
 /// request must carry `Authorization: Bearer <admin key>`.
 ///
-/// Every answer says `Cache-Control: no-store` (user records and keys must not linger in caches), and the console
-/// pages come with a Content-Security-Policy that allows only their own script and style.
+/// Every API answer says `Cache-Control: no-store` (user records and keys must not linger in caches); the console's
+/// files say `no-cache` with an `ETag` (no secret is in them: a browser keeps them and revalidates each load), and
+/// come with a Content-Security-Policy that allows only their own script and style.
 struct AdminHTTPResponder: HTTPResponder {
     let admin: GatewayAdmin
     let configuration: AdminHTTPConfiguration
@@ -29,7 +31,7 @@ struct AdminHTTPResponder: HTTPResponder {
             logger.error("admin request failed", metadata: ["error": "\(String(reflecting: error))"])
             response = GatewayHTTPResponder.problemResponse(HTTPProblem(RPCError(.internal, "internal error")))
         }
-        response.headers[.cacheControl] = "no-store"
+        if response.headers[.cacheControl] == nil { response.headers[.cacheControl] = "no-store" }
         response.headers[.xContentTypeOptions] = "nosniff"
         response.headers[.init("Referrer-Policy")!] = "no-referrer"
         return response
@@ -37,11 +39,11 @@ struct AdminHTTPResponder: HTTPResponder {
 
     private func answer(_ request: Request, context: GatewayHTTPContext) async throws -> Response {
         let path = request.uri.path
-        if let file = AdminConsoleFile(path: path) {
+        if let file = AdminConsole.files[path] {
             guard request.method == .get || request.method == .head else {
                 throw HTTPProblem.methodNotAllowed("only GET is allowed on \(path)")
             }
-            return file.response
+            return Self.response(file, ifNoneMatch: request.headers[values: .ifNoneMatch])
         }
         if path == "/admin" {
             var response = Response(status: .permanentRedirect)
@@ -84,27 +86,22 @@ struct AdminHTTPResponder: HTTPResponder {
     }
 }
 
-/// One of the console's three files, with the headers it is served with.
-private struct AdminConsoleFile {
-    let body: String
-    let contentType: String
-
-    init?(path: String) {
-        switch path {
-        case "/admin/": (body, contentType) = (AdminConsole.html, "text/html; charset=utf-8")
-        case "/admin/console.js": (body, contentType) = (AdminConsole.script, "text/javascript; charset=utf-8")
-        case "/admin/console.css": (body, contentType) = (AdminConsole.stylesheet, "text/css; charset=utf-8")
-        default: return nil
-        }
-    }
-
-    var response: Response {
+extension AdminHTTPResponder {
+    /// A console file, or `304 Not Modified` when `ifNoneMatch` names its entity tag (or is `*`).
+    static func response(_ file: AdminConsole.File, ifNoneMatch: [String]) -> Response {
         var headers = HTTPFields()
-        headers[.contentType] = contentType
+        headers[.eTag] = file.entityTag
+        headers[.cacheControl] = "no-cache"
+        let tags = ifNoneMatch.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: .whitespaces) }
+        // A weak comparison, as RFC 9110 §13.1.2 has it for If-None-Match: `W/"x"` matches `"x"`.
+        if tags.contains(where: { $0 == "*" || $0 == file.entityTag || $0 == "W/" + file.entityTag }) {
+            return Response(status: .notModified, headers: headers)
+        }
+        headers[.contentType] = file.contentType
         headers[.contentSecurityPolicy] =
             "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
             + "frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
         headers[.init("X-Frame-Options")!] = "DENY"
-        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: file.body))
     }
 }
