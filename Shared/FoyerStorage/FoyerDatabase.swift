@@ -275,9 +275,10 @@ public final class FoyerDatabase: Sendable {
         _ body: nonisolated(nonsending) (any SQLDatabase) async throws -> T
     ) async throws -> T {
         let started = ContinuousClock.now
-        try await connection.begin(deadline: self.statementDeadline)
+        let begun = try connection.begin(deadline: self.statementDeadline)
         do {
             let result = try await body(self.sql(on: connection))
+            _ = try await begun.get()
             do {
                 try await connection.commit(deadline: self.statementDeadline)
             } catch {
@@ -287,6 +288,7 @@ public final class FoyerDatabase: Sendable {
             return result
         } catch {
             self.metrics.transacted(since: started, committed: false)
+            _ = try? await begun.get()
             do {
                 try await connection.rollback(deadline: self.statementDeadline)
             } catch let rollbackError {

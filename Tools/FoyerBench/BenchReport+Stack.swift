@@ -95,15 +95,22 @@ extension BenchReport {
         }
         for anchor in stack.anchors {
             guard let foyer = rate(anchor.row, anchor.path), anchor.transactionsPerSecond > 0 else { continue }
-            print(
-                String(
-                    format: "%@ straight at %@ runs at %.2f× PostgreSQL alone on its statements (pgbench: %.0f tps)",
-                    anchor.row,
-                    anchor.path,
-                    foyer / anchor.transactionsPerSecond,
-                    anchor.transactionsPerSecond
-                ) + on
+            var line = String(
+                format: "%@ straight at %@ runs at %.2f× PostgreSQL alone on its statements (pgbench: %.0f tps)",
+                anchor.row,
+                anchor.path,
+                foyer / anchor.transactionsPerSecond,
+                anchor.transactionsPerSecond
             )
+            if let unprepared = anchor.unpreparedTransactionsPerSecond, unprepared > 0 {
+                line += String(
+                    format: "; unprepared, as PostgresNIO sends them: %.0f tps (%.2f× prepared), Foyer %.2f× that",
+                    unprepared,
+                    unprepared / anchor.transactionsPerSecond,
+                    foyer / unprepared
+                )
+            }
+            print(line + on)
         }
     }
 

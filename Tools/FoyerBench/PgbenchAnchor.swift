@@ -5,11 +5,19 @@ import FoyerStackProcesses
 /// same order and transaction, on the service's own tables in the same server, with as many clients as the Foyer
 /// row had calls in flight. Foyer's rate over it says how much of the database's speed the service keeps; the rest
 /// is the service (its pool, its round trips, its event-loop hops), not PostgreSQL.
+///
+/// Each script runs twice: with named prepared statements (`-M prepared`, PostgreSQL at its best) and with the
+/// extended protocol's unnamed statements (`-M extended`: parsed and planned on every execution, which is what
+/// PostgresNIO sends for every query Foyer makes). The second rate over the first is what statement preparation
+/// costs PostgreSQL; Foyer's rate over the second is what is left to the service.
 struct PgbenchAnchor: Codable {
     /// The Foyer row it anchors: its name and path in ``StackReport/throughput``.
     var row: String
     var path: String
     var transactionsPerSecond: Double
+    /// The same transactions with unnamed statements, each parsed and planned on every execution (nil in reports
+    /// written before it was measured).
+    var unpreparedTransactionsPerSecond: Double?
 
     /// The transactions, each a pgbench script over the tables of the service's schema (`SCHEMA` is replaced).
     /// Each client is one uid (`:client_id`), as each worker of the Foyer row writes as one account.
@@ -31,6 +39,26 @@ struct PgbenchAnchor: Codable {
             INSERT INTO SCHEMA.gq_usage (uid, counter, used) VALUES ('pgbench-' || :client_id, 'documents', 1)
                 ON CONFLICT (uid, counter) DO UPDATE SET used = gq_usage.used + excluded.used
                 WHERE gq_usage.used + excluded.used <= 9000000000000000 RETURNING used;
+            COMMIT;
+            """
+        ),
+        (
+            "guest sign-in", "identity", .identity, "",
+            // IdentityCore.createGuest of a new key: the key claimed, the user, its first session and refresh token.
+            """
+            \\set key random(1, 9000000000000000)
+            BEGIN;
+            INSERT INTO SCHEMA.identity_guest_keys (key_hash, uid, session_id, created_at)
+                VALUES (sha256(('k' || :key)::bytea), 'u' || :key, 's' || :key, 0)
+                ON CONFLICT (key_hash) DO NOTHING RETURNING uid;
+            INSERT INTO SCHEMA.identity_users (uid, is_anonymous, state, merge_into, operation_id, operation_detail,
+                    state_since, created_at, last_activity_at, tokens_not_before, plan, roles)
+                VALUES ('u' || :key, true, 'active', NULL, NULL, NULL, NULL, 0, 0, 0, NULL, '');
+            INSERT INTO SCHEMA.identity_sessions (id, uid, created_at, last_used_at, absolute_expires_at, revoked_at)
+                VALUES ('s' || :key, 'u' || :key, 0, 0, 0, NULL);
+            INSERT INTO SCHEMA.identity_refresh_tokens
+                    (token_hash, session_id, generation, created_at, rotated_at, successor_hash, successor_wrapped)
+                VALUES (sha256(('t' || :key)::bytea), 's' || :key, 0, 0, NULL, NULL, NULL);
             COMMIT;
             """
         ),
@@ -71,13 +99,22 @@ struct PgbenchAnchor: Codable {
                     url: url
                 )
             }
-            let output = try pgbench(
-                ["-n", "-M", "prepared", "-c", "\(clients)", "-j", "2", "-t", "\(max(transactions / clients, 1))"],
-                script: entry.script.replacingOccurrences(of: "SCHEMA", with: quoted),
-                url: url
+            func run(_ mode: String) throws -> Double? {
+                try pgbench(
+                    ["-n", "-M", mode, "-c", "\(clients)", "-j", "2", "-t", "\(max(transactions / clients, 1))"],
+                    script: entry.script.replacingOccurrences(of: "SCHEMA", with: quoted),
+                    url: url
+                ).flatMap(transactionsPerSecond)
+            }
+            guard let tps = try run("prepared") else { continue }
+            anchors.append(
+                PgbenchAnchor(
+                    row: entry.row,
+                    path: entry.path,
+                    transactionsPerSecond: tps,
+                    unpreparedTransactionsPerSecond: try run("extended")
+                )
             )
-            guard let tps = output.flatMap(transactionsPerSecond) else { continue }
-            anchors.append(PgbenchAnchor(row: entry.row, path: entry.path, transactionsPerSecond: tps))
         }
         return anchors
     }
