@@ -85,6 +85,41 @@ struct SoakMinuteTests {
         #expect(text.contains("RSS: gateway 3.0 MiB (peak 3.0 MiB), 17 fds"))
     }
 
+    @Test(
+        "the summary merges each operation over the minutes: requests and errors added, p50 a median, p99 the largest"
+    )
+    func operationSummary() throws {
+        func minute(_ number: Int, p50: Double, p99: Double, errors: UInt64) -> SoakMinute {
+            SoakMinute(
+                minute: number,
+                seconds: 60,
+                requests: 100,
+                errors: [:],
+                outcomes: [:],
+                failedIterations: 0,
+                stopReasons: [],
+                operations: [
+                    .init(
+                        name: "read-write/put",
+                        requests: 100,
+                        errors: errors,
+                        p50Milliseconds: p50,
+                        p99Milliseconds: p99
+                    )
+                ],
+                services: [:]
+            )
+        }
+        let lines = SoakText.operations([
+            minute(1, p50: 4, p99: 30, errors: 0), minute(2, p50: 9, p99: 120, errors: 2),
+            minute(3, p50: 5, p99: 40, errors: 0),
+        ])
+        #expect(lines.count == 2)
+        let row = lines[1].split(separator: " ", omittingEmptySubsequences: true)
+        #expect(row == ["read-write/put", "300", "2", "5.0", "ms", "120.0", "ms"], "\(lines)")
+        #expect(SoakText.operations([]).isEmpty)
+    }
+
     @Test("the JSON round-trips")
     func json() throws {
         let minutes = SoakVerdictTests.run(identityLater: 105)

@@ -11,6 +11,14 @@ public struct SoakMinute: Codable, Equatable, Sendable {
         public var errors: UInt64
         public var p50Milliseconds: Double
         public var p99Milliseconds: Double
+
+        public init(name: String, requests: UInt64, errors: UInt64, p50Milliseconds: Double, p99Milliseconds: Double) {
+            self.name = name
+            self.requests = requests
+            self.errors = errors
+            self.p50Milliseconds = p50Milliseconds
+            self.p99Milliseconds = p99Milliseconds
+        }
     }
 
     /// 1 for the first minute.

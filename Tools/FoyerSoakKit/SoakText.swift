@@ -45,6 +45,7 @@ public enum SoakText {
                 + "(\(LoadReport.decimal(seconds > 0 ? Double(requests) / seconds : 0, places: 1))/s), "
                 + "errors: \(listing(errors))"
         ]
+        lines += operations(minutes)
         for service in verdict.residentGrowth.keys.sorted() {
             let growth = verdict.residentGrowth[service] ?? 0
             lines.append(
@@ -57,9 +58,44 @@ public enum SoakText {
         return lines.joined(separator: "\n") + "\n"
     }
 
+    /// One line per operation over the whole run: requests and errors in all, the median over the minutes of each
+    /// minute's p50, and the largest p99 of any minute (the minutes keep percentiles, not every latency, so these are
+    /// the honest merges: a median of medians, and a bound on the run's p99).
+    public static func operations(_ minutes: [SoakMinute]) -> [String] {
+        var byName: [String: [SoakMinute.Operation]] = [:]
+        for minute in minutes {
+            for operation in minute.operations { byName[operation.name, default: []].append(operation) }
+        }
+        guard !byName.isEmpty else { return [] }
+        let width = max(byName.keys.map(\.count).max() ?? 0, "operation".count)
+        func padded(_ text: String) -> String { text.padding(toLength: width, withPad: " ", startingAt: 0) }
+        var lines = ["  \(padded("operation"))  requests  errors  p50 (median of minutes)  p99 (largest minute)"]
+        for name in byName.keys.sorted() {
+            let operations = byName[name] ?? []
+            let p50s = operations.map(\.p50Milliseconds).sorted()
+            let median =
+                p50s.count % 2 == 1 ? p50s[p50s.count / 2] : (p50s[p50s.count / 2 - 1] + p50s[p50s.count / 2]) / 2
+            let p99 = operations.map(\.p99Milliseconds).max() ?? 0
+            let requests = operations.reduce(0) { $0 + $1.requests }
+            let errors = operations.reduce(0) { $0 + $1.errors }
+            lines.append(
+                "  \(padded(name))  \(String(requests).leftPadded(8))  \(String(errors).leftPadded(6))  "
+                    + "\((LoadReport.decimal(median, places: 1) + " ms").leftPadded(23))  "
+                    + (LoadReport.decimal(p99, places: 1) + " ms").leftPadded(20)
+            )
+        }
+        return lines
+    }
+
     /// `status count, …` sorted by status, or `none`.
     static func listing(_ counts: [String: UInt64]) -> String {
         counts.isEmpty
             ? "none" : counts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(_ width: Int) -> String {
+        count >= width ? self : String(repeating: " ", count: width - count) + self
     }
 }
