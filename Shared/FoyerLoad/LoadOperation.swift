@@ -8,6 +8,7 @@ public struct LoadOperation: Hashable, Sendable, Comparable, CustomStringConvert
     public static func < (lhs: LoadOperation, rhs: LoadOperation) -> Bool { lhs.name < rhs.name }
 
     public static let guestSignIn = LoadOperation("guest-sign-in")
+    public static let signIn = LoadOperation("sign-in")
     public static let signOut = LoadOperation("sign-out")
     public static let put = LoadOperation("put")
     public static let get = LoadOperation("get")

@@ -104,9 +104,7 @@ final class MergeScript: LoadScript {
 
     func tearDown() async {
         guard let member else { return }
-        _ = try? await user.step(.deleteAccount) { () async throws(FoyerError) in
-            try await member.client.deleteAccount()
-        }
+        await user.deleteMember(member)
     }
 }
 
@@ -116,16 +114,16 @@ final class ReadWriteScript: LoadScript {
     static let keyCount = 100
 
     private let user: VirtualUser
-    private var member: FoyerClient?
+    private var member: (client: FoyerClient, email: String, password: String)?
     private var iteration = 0
     init(_ user: VirtualUser) { self.user = user }
 
     func setUp() async throws(LoadIterationFailure) {
-        member = try await user.makeMember().client
+        member = try await user.makeMember()
     }
 
     func iterate() async throws(LoadIterationFailure) {
-        guard let member else { throw LoadIterationFailure() }
+        guard let member = member?.client else { throw LoadIterationFailure() }
         iteration += 1
         let key = "k\(iteration % Self.keyCount)"
         let text = "read-write document, iteration \(iteration)"
@@ -135,7 +133,7 @@ final class ReadWriteScript: LoadScript {
 
     func tearDown() async {
         guard let member else { return }
-        _ = try? await user.step(.deleteAccount) { () async throws(FoyerError) in try await member.deleteAccount() }
+        await user.deleteMember(member)
     }
 }
 

@@ -86,6 +86,15 @@ struct VirtualUser: Sendable {
         }
     }
 
+    /// Deletes a member `makeMember` made, signing in again first: deleting an account needs a sign-in within the last
+    /// five minutes (the step-up), and the member of a long run signed in when the run began.
+    func deleteMember(_ member: (client: FoyerClient, email: String, password: String)) async {
+        _ = try? await step(.signIn) { () async throws(FoyerError) in
+            try await member.client.signIn(email: member.email, password: member.password)
+        }
+        _ = try? await step(.deleteAccount) { () async throws(FoyerError) in try await member.client.deleteAccount() }
+    }
+
     /// Deletes the account `client` is signed in to, when it is a guest or `always` (best effort, not recorded).
     private func discard(_ client: FoyerClient, always: Bool = false) async {
         guard let anonymous = await client.isAnonymous, anonymous || always else { return }

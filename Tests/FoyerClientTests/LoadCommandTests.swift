@@ -71,6 +71,38 @@ struct LoadCommandTests {
         }
     }
 
+    /// read-write's members; merge's go through the same `deleteMember`, but two of them taking 50 links a second
+    /// trip identity's per-account password throttle, which a real run (a member per virtual user) does not.
+    @Test(
+        "members made at the start of a run longer than the step-up window sign in again to delete themselves at its end"
+    )
+    func membersDeletedAfterTheWindow() async throws {
+        let scenario = "read-write"
+        var options = StackOptions()
+        options.loadTestSources = true
+        options.recentSignInWindow = .seconds(1)
+        try await withStack(options: options) { stack in
+            let result = try await load(
+                stack,
+                ["--scenario", scenario, "--duration", "2s", "--concurrency", "2", "--json"]
+            )
+            #expect(result.status == 0, "foyer load failed: \(result.stdout) \(result.stderr)")
+            let report = try result.output()
+            #expect(
+                report["errors"] as? Int == 0,
+                "\(String(describing: report["errorsByStatus"])) \(String(describing: report["operations"]))"
+            )
+            let operations = try #require(report["operations"] as? [[String: Any]])
+            let byName = Dictionary(
+                uniqueKeysWithValues: operations.compactMap { operation in
+                    (operation["operation"] as? String).map { ($0, operation) }
+                }
+            )
+            #expect(byName["sign-in"]?["requests"] as? Int == 2)
+            #expect(byName["delete-account"]?["requests"] as? Int == 2)
+        }
+    }
+
     @Test("the table report and an SVG chart")
     func tableAndSVG() async throws {
         var options = StackOptions()

@@ -114,6 +114,8 @@ struct Stack: Sendable {
 struct StackOptions: Sendable {
     /// identity's access-token lifetime (default 15 minutes, as deployed).
     var accessTokenLifetime: Duration = .seconds(15 * 60)
+    /// How long a sign-in counts as recent for the step-up of a deletion or a password change (default 5 minutes).
+    var recentSignInWindow: Duration = .seconds(300)
     /// The gateway's tolerance for a token's `exp`; identity's stays at 60 s.
     var gatewayClockSkew: Duration = .seconds(60)
     /// Whether the gateway lets guest sign-ins name their source address (`--load-test-sources`); off, as deployed.
@@ -166,6 +168,7 @@ private func startStack<T: Sendable>(
     identityConfiguration.password.argon2 = Argon2Parameters(memoryKiB: 1024, iterations: 1, parallelism: 1)
     identityConfiguration.password.scrypt = ScryptParameters(logN: 10, r: 8, p: 1, maxMemoryBytes: 16 << 20)
     identityConfiguration.accessTokenLifetime = options.accessTokenLifetime
+    identityConfiguration.recentSignInWindow = options.recentSignInWindow
     identityConfiguration.now = clock.now
     // Local mode, as `make run`: email links stay in the outbox, where the tests read them (``Stack/outbox``).
     identityConfiguration.localMode = true
