@@ -528,7 +528,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FoyerIdentityTests",
-            dependencies: storeService + ["FoyerIdentity", "FoyerTestSupport", "FoyerWebhooks"],
+            dependencies: storeService + ["FoyerIdentity", "FoyerTestSupport", "FoyerWebhooks", swiftCrypto],
             swiftSettings: swiftSettings
         ),
         .testTarget(

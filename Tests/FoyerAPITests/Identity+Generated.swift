@@ -22,6 +22,9 @@ extension ServiceGenerators {
             MethodChecks(IdentityMethods.completeEmailLink),
             MethodChecks(IdentityMethods.listOutbox),
             MethodChecks(IdentityMethods.completeEmailCode),
+            MethodChecks(IdentityMethods.createDeviceKeyChallenge),
+            MethodChecks(IdentityMethods.registerDeviceKey),
+            MethodChecks(IdentityMethods.signInWithDeviceKey),
             MethodChecks(IdentityMethods.signInWithProvider),
             MethodChecks(IdentityMethods.linkProvider),
             MethodChecks(IdentityMethods.link),
@@ -80,6 +83,14 @@ extension WireValues {
         optional { $0.text(minBytes: 1, maxBytes: IdentityLimits.authorizationCodeByteCountMax) }
     }
     mutating func millisecondsSinceEpoch() -> UInt64 { integer() }
+    mutating func deviceKeyChallengeBytes() -> [UInt8] {
+        bytes(minBytes: DeviceKey.challengeByteCount, maxBytes: DeviceKey.challengeByteCount)
+    }
+    /// Bytes of one of the lengths a public key may have (whether they are a point is identity's check).
+    mutating func devicePublicKey() -> [UInt8] {
+        let count = pick(DeviceKey.publicKeyByteCounts.sorted())
+        return bytes(minBytes: count, maxBytes: count)
+    }
 }
 
 extension CreateGuestRequest: Generated {
@@ -436,6 +447,49 @@ extension ExpiredGuests: Generated {
         ExpiredGuests(
             guests: values.list(maxCount: IdentityLimits.listCountMax) { $0.message() },
             next: values.optional { $0.message() }
+        )
+    }
+}
+
+extension CreateDeviceKeyChallengeRequest: Generated {
+    static func generate(_ values: inout WireValues) -> CreateDeviceKeyChallengeRequest {
+        CreateDeviceKeyChallengeRequest(purpose: values.anyCase(of: DeviceKeyPurpose.self))
+    }
+}
+
+extension DeviceKeyChallenge: Generated {
+    static func generate(_ values: inout WireValues) -> DeviceKeyChallenge {
+        DeviceKeyChallenge(
+            challenge: values.deviceKeyChallengeBytes(),
+            issuer: values.text(maxBytes: DeviceKey.issuerByteCountMax),
+            expiresAtMilliseconds: values.millisecondsSinceEpoch()
+        )
+    }
+}
+
+extension RegisterDeviceKeyRequest: Generated {
+    static func generate(_ values: inout WireValues) -> RegisterDeviceKeyRequest {
+        RegisterDeviceKeyRequest(
+            uid: values.uid(),
+            publicKey: values.devicePublicKey(),
+            challenge: values.deviceKeyChallengeBytes(),
+            signature: values.bytes(minBytes: DeviceKey.signatureByteCount, maxBytes: DeviceKey.signatureByteCount)
+        )
+    }
+}
+
+extension DeviceKeyRegistered: Generated {
+    static func generate(_ values: inout WireValues) -> DeviceKeyRegistered {
+        DeviceKeyRegistered(keyID: values.bytes(minBytes: DeviceKey.keyIDByteCount, maxBytes: DeviceKey.keyIDByteCount))
+    }
+}
+
+extension DeviceKeySignInRequest: Generated {
+    static func generate(_ values: inout WireValues) -> DeviceKeySignInRequest {
+        DeviceKeySignInRequest(
+            keyID: values.bytes(minBytes: DeviceKey.keyIDByteCount, maxBytes: DeviceKey.keyIDByteCount),
+            challenge: values.deviceKeyChallengeBytes(),
+            signature: values.bytes(minBytes: DeviceKey.signatureByteCount, maxBytes: DeviceKey.signatureByteCount)
         )
     }
 }

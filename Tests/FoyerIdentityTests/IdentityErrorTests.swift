@@ -38,6 +38,7 @@ struct IdentityErrorTests {
         (.providerNotConfigured(.apple), IdentityStatus.providerNotConfigured),
         (.emailAlreadyInUse(), IdentityStatus.emailAlreadyInUse),
         (.providerAlreadyLinked("linked"), IdentityStatus.providerAlreadyLinked),
+        (.deviceKeyOfAnotherUser(), IdentityStatus.credentialAlreadyInUse),
         (.ticketInvalid(), IdentityStatus.ticketInvalid),
         (.userNotFound(), IdentityStatus.userNotFound),
         (.accountNotActive("deleting"), IdentityStatus.accountNotActive),

@@ -113,6 +113,27 @@ public enum IdentityMethods {
         idempotent: false
     )
 
+    // MARK: Device keys
+
+    /// A fresh single-use challenge (5 minutes) for a device key to sign, for sign-in or registration.
+    public static let createDeviceKeyChallenge = RPCMethod<CreateDeviceKeyChallengeRequest, DeviceKeyChallenge>(
+        id: 0x0124,
+        name: "identity.createDeviceKeyChallenge",
+        idempotent: false
+    )
+    /// Registers a guest's device key (the signature of a `register` challenge proves the private key).
+    public static let registerDeviceKey = RPCMethod<RegisterDeviceKeyRequest, DeviceKeyRegistered>(
+        id: 0x0125,
+        name: "identity.registerDeviceKey",
+        idempotent: false
+    )
+    /// Signs in to the guest that registered the key, with its signature of a `signIn` challenge.
+    public static let signInWithDeviceKey = RPCMethod<DeviceKeySignInRequest, SessionTokens>(
+        id: 0x0126,
+        name: "identity.signInWithDeviceKey",
+        idempotent: false
+    )
+
     // MARK: Sign in with Apple / Google
 
     /// Signs in (creating the account on first use) with a provider's ID token.
@@ -361,6 +382,7 @@ public enum IdentityMethods {
         revokeAllSessions.descriptor, getJWKS.descriptor, rotateSigningKey.descriptor, getUser.descriptor,
         recordActivity.descriptor, linkPassword.descriptor, signInWithPassword.descriptor, startEmailLink.descriptor,
         completeEmailLink.descriptor, listOutbox.descriptor, completeEmailCode.descriptor,
+        createDeviceKeyChallenge.descriptor, registerDeviceKey.descriptor, signInWithDeviceKey.descriptor,
         signInWithProvider.descriptor, linkProvider.descriptor,
         link.descriptor, deleteAccount.descriptor, finishMerge.descriptor, beginDelete.descriptor,
         finishDelete.descriptor, beginDeleteBatch.descriptor, finishDeleteBatch.descriptor,

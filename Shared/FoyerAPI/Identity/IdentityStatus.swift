@@ -54,8 +54,8 @@ public enum IdentityStatus {
     public static let providerNotConfigured = RPCStatus(rawValue: 0x3122)
 
     // MARK: Linking and conflicts
-    /// Retired: the provider identity belonged to another account. Since a proven conflict is an answer
-    /// (``LinkAttempt``), no server sends it; the code stays reserved so old clients still name it.
+    /// A device key registered to another account (`registerDeviceKey`; a key's public key is registered once).
+    /// Before device keys it was retired: a proven conflict of another credential is an answer (``LinkAttempt``).
     public static let credentialAlreadyInUse = RPCStatus(rawValue: 0x3130)
     /// The email belongs to another account and the caller did not prove it (a wrong password for it). No details:
     /// a proven conflict is the answer ``LinkAttempt/conflict(_:)``.

@@ -5,7 +5,7 @@ import SQLKit
 /// Removes every row identity holds about a user, on the transaction's connection: sessions and their refresh
 /// tokens, the email credential (and its failed-attempt count, email links, and the outbox messages to it and to
 /// any address a link email was sent for the user), provider identities, guest idempotency keys, conflict
-/// tickets on either side, Sign in with Apple tokens (revoked at Apple by the saga's step before), and the user
+/// tickets on either side, device keys, Sign in with Apple tokens (revoked at Apple by the saga's step before), and the user
 /// (used ID-token marks lose their uid). Only the operation id that did it is kept
 /// (`identity_finished_operations`), without the uid.
 enum UserDeletion {
@@ -31,7 +31,7 @@ enum UserDeletion {
         ).run()
         for table in [
             "identity_sessions", "identity_emails", "identity_provider_links", "identity_guest_keys",
-            "identity_email_links",
+            "identity_email_links", "identity_device_keys",
             // Revoked at Apple by the saga's `revokeAppleTokens` step before this one; whatever is left goes too.
             "identity_apple_tokens",
         ] {

@@ -127,11 +127,13 @@ enum UserRecords {
     }
 
     /// The user is now a permanent account, on the member plan (a plan set for it as a guest is dropped, as the
-    /// gateway moves its quota account to the member plan).
+    /// gateway moves its quota account to the member plan). Its device keys go: they sign in to guests only, and a
+    /// member signs in with the credentials it proved.
     static func makePermanent(_ sql: any SQLDatabase, uid: String) async throws {
         try await sql.raw(
             "UPDATE identity_users SET is_anonymous = \(bind: false), plan = NULL WHERE uid = \(bind: uid)"
         ).run()
+        try await DeviceKeyRecords.deleteAll(sql, uids: [uid])
         IdentityMetrics.signedUp(.member)
     }
 

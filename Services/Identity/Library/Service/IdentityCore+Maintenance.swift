@@ -5,7 +5,7 @@ import SQLKit
 extension IdentityCore {
     /// One round of pruning, each table in its own short transaction and at most `maintenanceBatchSize` rows:
     /// sessions past their absolute or idle expiry (or revoked a day ago) with their refresh tokens, email links
-    /// past the limits' windows, outbox messages past their retention (they hold addresses), nonces past their
+    /// past the limits' windows, outbox messages past their retention (they hold addresses), nonces and device-key challenges past their
     /// token's expiry, tickets a day past theirs, guest keys past their window, stale failed-attempt counts,
     /// finished operations a week old, the gateways' operation answers once expired, events past their retention, admin keys 90 days after their revocation,
     /// audit entries after 400 days, and signing keys no token can need. The signing key is rotated when the newest is older than
@@ -46,6 +46,13 @@ extension IdentityCore {
             batch: batch
         )
         try await prune("identity_used_nonces", key: "nonce_hash", where: "expires_at", before: now, batch: batch)
+        try await prune(
+            "identity_device_key_challenges",
+            key: "challenge_hash",
+            where: "expires_at",
+            before: now,
+            batch: batch
+        )
         try await prune(
             "identity_conflict_tickets",
             key: "ticket_hash",

@@ -19,7 +19,7 @@ struct IdentityError: Error, Equatable, CustomStringConvertible {
         // Provider ID tokens.
         case nonceMismatch, nonceAlreadyUsed, providerNotConfigured
         // Linking and conflicts.
-        case emailAlreadyInUse, providerAlreadyLinked, ticketInvalid
+        case emailAlreadyInUse, providerAlreadyLinked, ticketInvalid, credentialAlreadyInUse
         // Users and the state machine.
         case userNotFound, accountNotActive, operationConflict, guestStillActive, idempotencyKeyReused
         case outboxDisabled
@@ -110,6 +110,10 @@ extension IdentityError {
     }
     /// A wrong email code, or none sent to the address (the same answer for both, as for a password).
     static func wrongEmailCode() -> Self { Self(.invalidCredentials, "the email or the code is wrong") }
+    /// An unknown device key or a signature that does not verify (the same answer for both).
+    static func wrongDeviceKeySignature() -> Self {
+        Self(.invalidCredentials, "the device key or its signature is wrong")
+    }
     static func verifierMismatch() -> Self { Self(.verifierMismatch, "the verifier does not match") }
 }
 
@@ -129,6 +133,10 @@ extension IdentityError {
     /// The email belongs to another account and the caller did not prove it (a wrong password for it).
     static func emailAlreadyInUse() -> Self { Self(.emailAlreadyInUse, "the email belongs to another account") }
     static func providerAlreadyLinked(_ message: String) -> Self { Self(.providerAlreadyLinked, message) }
+    /// A device key registered to another user (a key's public key is registered once).
+    static func deviceKeyOfAnotherUser() -> Self {
+        Self(.credentialAlreadyInUse, "the device key is registered to another account")
+    }
     static func ticketInvalid() -> Self {
         Self(.ticketInvalid, "the ticket is unknown, expired, used, or not yours")
     }

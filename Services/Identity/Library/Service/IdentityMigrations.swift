@@ -336,6 +336,33 @@ enum IdentityMigrations {
                 "ALTER TABLE identity_email_links ADD COLUMN code_hash \(engine.binaryColumnType)"
             ]
         },
+        Migration(version: 15, name: "device keys and their challenges") { engine in
+            let binary = engine.binaryColumnType
+            return [
+                // A guest's device key: the id is SHA-256 of the uncompressed point, so a key is registered once.
+                """
+                CREATE TABLE identity_device_keys (
+                    key_id \(binary) PRIMARY KEY,
+                    uid TEXT NOT NULL,
+                    public_key \(binary) NOT NULL,
+                    created_at BIGINT NOT NULL,
+                    last_used_at BIGINT NOT NULL
+                )
+                """,
+                "CREATE INDEX identity_device_keys_uid ON identity_device_keys (uid)",
+                // Single-use challenges, kept as SHA-256 with a label; a row is deleted when tried, or by the
+                // janitor once expired.
+                """
+                CREATE TABLE identity_device_key_challenges (
+                    challenge_hash \(binary) PRIMARY KEY,
+                    purpose TEXT NOT NULL,
+                    created_at BIGINT NOT NULL,
+                    expires_at BIGINT NOT NULL
+                )
+                """,
+                "CREATE INDEX identity_device_key_challenges_expiry ON identity_device_key_challenges (expires_at)",
+            ]
+        },
     ]
 
     /// Every table, for tests that check nothing of a user is left.
@@ -344,6 +371,6 @@ enum IdentityMigrations {
         "identity_refresh_tokens", "identity_guest_keys", "identity_email_links", "identity_login_failures",
         "identity_used_nonces", "identity_conflict_tickets", "identity_signing_keys", "identity_outbox",
         "identity_finished_operations", "identity_admin_keys", "identity_admin_actions", "identity_apple_tokens",
-        "identity_events", "identity_operation_answers",
+        "identity_events", "identity_operation_answers", "identity_device_keys", "identity_device_key_challenges",
     ]
 }

@@ -34,6 +34,9 @@ enum IdentityRoutes {
         }
         router.route(M.completeEmailLink) { request in try await core.completeEmailLink(request) }
         router.route(M.completeEmailCode) { request in try await core.completeEmailCode(request) }
+        router.route(M.createDeviceKeyChallenge) { request in try await core.createDeviceKeyChallenge(request) }
+        router.route(M.registerDeviceKey) { request in try await core.registerDeviceKey(request) }
+        router.route(M.signInWithDeviceKey) { request in try await core.signInWithDeviceKey(request) }
         router.route(M.listOutbox) { request in try await core.listOutbox(request) }
         router.route(M.signInWithProvider) { request in try await core.signInWithProvider(request) }
         router.route(M.linkProvider) { request in try await core.linkProvider(request) }
@@ -155,6 +158,7 @@ enum IdentityRoutes {
         case .providerNotConfigured: return S.providerNotConfigured
         case .emailAlreadyInUse: return S.emailAlreadyInUse
         case .providerAlreadyLinked: return S.providerAlreadyLinked
+        case .credentialAlreadyInUse: return S.credentialAlreadyInUse
         case .ticketInvalid: return S.ticketInvalid
         case .userNotFound: return S.userNotFound
         case .accountNotActive: return S.accountNotActive

@@ -51,7 +51,8 @@ extension IdentityCore {
     /// Ends every way in to the users that predates now, in the transaction `sql`: conflict tickets naming them
     /// (issued to whoever proved an old credential), every session with its refresh tokens, every access token issued
     /// before this second (the not-before; one issued in this second still dies with its revoked session), and every
-    /// unused token bound to them that a link could still complete: an email change, a link, a reset. Every step
+    /// unused token bound to them that a link could still complete: an email change, a link, a reset; and every
+    /// device key (a key is a way in that outlives sessions, so it goes with them). Every step
     /// that ends sessions or proves an address goes through here (sign-out everywhere, a password change or reset,
     /// proving an address, beginning a merge or a deletion), so no pending credential change outlives it.
     func signOutEverywhere(_ sql: any SQLDatabase, uids: [String], now: Date) async throws {
@@ -60,6 +61,7 @@ extension IdentityCore {
         try await SessionRecords.revokeAll(sql, uids: uids, now: now)
         try await UserRecords.moveNotBefore(sql, uids: uids, now: now)
         try await EmailLinkRecords.revokePending(sql, uids: uids, now: now)
+        try await DeviceKeyRecords.deleteAll(sql, uids: uids)
     }
 
     func signOutEverywhere(_ sql: any SQLDatabase, uid: String, now: Date) async throws {
