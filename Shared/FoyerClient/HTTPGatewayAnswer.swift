@@ -55,6 +55,14 @@ enum HTTPGatewayAnswer {
             return ImportResponse(written: try json.count("written"))
         case GatewayMethods.jwks.id:
             return JWKSResponse(json: json.bytes)
+        case GatewayMethods.deviceKeyChallenge.id:
+            return DeviceKeyChallenge(
+                challenge: try json.bytes("challenge"),
+                issuer: try json.string("issuer"),
+                expiresAtMilliseconds: try json.time("expiresAt")
+            )
+        case GatewayMethods.registerDeviceKey.id:
+            return DeviceKeyRegistered(keyID: try json.bytes("keyId"))
         default:
             throw AnswerError(message: "no HTTP answer for method 0x\(String(methodID, radix: 16))")
         }
@@ -240,6 +248,14 @@ extension JSONValue {
     fileprivate func array(_ name: String) throws(AnswerError) -> [JSONValue] {
         guard case .array(let items) = try member(name) else { throw AnswerError(message: "\"\(name)\" is no array") }
         return items
+    }
+
+    /// A base64url member's bytes.
+    fileprivate func bytes(_ name: String) throws(AnswerError) -> [UInt8] {
+        guard let bytes = try? Base64URL.decode(try string(name)) else {
+            throw AnswerError(message: "\"\(name)\" is no base64url")
+        }
+        return bytes
     }
 
     /// An RFC 3339 time member, as milliseconds since 1970.

@@ -9,9 +9,11 @@ extension HTTPGatewayRequest {
         GatewayMethods.startPasswordReset.id, GatewayMethods.completePasswordReset.id,
         GatewayMethods.changePassword.id, GatewayMethods.signOutEverywhere.id, GatewayMethods.unlinkCredential.id,
         GatewayMethods.startEmailChange.id, GatewayMethods.completeEmailChange.id,
+        GatewayMethods.deviceKeyChallenge.id, GatewayMethods.registerDeviceKey.id,
     ]
 
-    /// Password reset and change, sign-out everywhere, removing a credential, changing the email address.
+    /// Password reset and change, sign-out everywhere, removing a credential, changing the email address, device
+    /// keys.
     init(accountManagement methodID: UInt16, _ request: any WireMessage) throws(FoyerError) {
         var token: String?
         var body: [String: JSONValue] = [:]
@@ -46,6 +48,14 @@ extension HTTPGatewayRequest {
             (verb, path) = ("POST", "/v1/email-changes/complete")
             body["token"] = .string(request.token)
             if let verifier = request.verifier { body["verifier"] = .string(EmailLinkVerifier.text(of: verifier)) }
+        case (GatewayMethods.deviceKeyChallenge.id, let request as CreateDeviceKeyChallengeRequest):
+            (verb, path) = ("POST", "/v1/device-keys/challenges")
+            body["purpose"] = .string(request.purpose == .signIn ? "signIn" : "register")
+        case (GatewayMethods.registerDeviceKey.id, let request as DeviceKeyRegisterRequest):
+            (verb, path, token) = ("POST", "/v1/me/device-keys", request.accessToken)
+            body["publicKey"] = .string(Base64URL.encode(request.publicKey))
+            body["challenge"] = .string(Base64URL.encode(request.challenge))
+            body["signature"] = .string(Base64URL.encode(request.signature))
         default:
             throw FoyerError(
                 status: .unimplemented,

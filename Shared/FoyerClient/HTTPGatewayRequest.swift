@@ -156,6 +156,11 @@ struct HTTPGatewayRequest: Sendable, Equatable {
             ]
         case .emailCode(let email, let code):
             return ["type": "emailCode", "email": .string(email), "code": .string(code)]
+        case .deviceKey(let keyID, let challenge, let signature):
+            return [
+                "type": "deviceKey", "keyId": .string(Base64URL.encode(keyID)),
+                "challenge": .string(Base64URL.encode(challenge)), "signature": .string(Base64URL.encode(signature)),
+            ]
         case .idToken(let provider, let idToken, let rawNonce, let code):
             return JSONValue.object([
                 "type": "idToken", "provider": .string(provider.description), "idToken": .string(idToken),

@@ -33,6 +33,8 @@ extension ServiceGenerators {
             MethodChecks(GatewayMethods.unlinkCredential),
             MethodChecks(GatewayMethods.startEmailChange),
             MethodChecks(GatewayMethods.completeEmailChange),
+            MethodChecks(GatewayMethods.deviceKeyChallenge),
+            MethodChecks(GatewayMethods.registerDeviceKey),
         ],
         details: [RoundTripCheck(ConflictDetails.self), RoundTripCheck(QuotaExceededDetails.self)]
     )
@@ -46,10 +48,10 @@ extension WireValues {
     }
     mutating func pageSize() -> UInt64 { integer(in: 1...UInt64(UserDataLimits.pageSizeLimit)) }
 
-    /// Each kind of credential: password, email link, email code, ID token with and without a nonce and an
-    /// authorization code.
+    /// Each kind of credential: password, email link, email code, device key, ID token with and without a nonce and
+    /// an authorization code.
     mutating func credential() -> Credential {
-        switch integer(in: UInt8(0)...3) {
+        switch integer(in: UInt8(0)...4) {
         case 0:
             .password(email: email(), password: text(maxBytes: IdentityLimits.passwordByteCountMax))
         case 1:
@@ -59,6 +61,12 @@ extension WireValues {
             )
         case 2:
             .emailCode(email: email(), code: emailCode())
+        case 3:
+            .deviceKey(
+                keyID: bytes(minBytes: DeviceKey.keyIDByteCount, maxBytes: DeviceKey.keyIDByteCount),
+                challenge: deviceKeyChallengeBytes(),
+                signature: bytes(minBytes: DeviceKey.signatureByteCount, maxBytes: DeviceKey.signatureByteCount)
+            )
         default:
             .idToken(
                 provider: anyCase(of: IdentityProvider.self),
@@ -235,4 +243,15 @@ extension GatewayImportRequest: Generated {
 
 extension ImportResponse: Generated {
     static func generate(_ values: inout WireValues) -> ImportResponse { ImportResponse(written: values.integer()) }
+}
+
+extension DeviceKeyRegisterRequest: Generated {
+    static func generate(_ values: inout WireValues) -> DeviceKeyRegisterRequest {
+        DeviceKeyRegisterRequest(
+            accessToken: values.accessToken(),
+            publicKey: values.devicePublicKey(),
+            challenge: values.deviceKeyChallengeBytes(),
+            signature: values.bytes(minBytes: DeviceKey.signatureByteCount, maxBytes: DeviceKey.signatureByteCount)
+        )
+    }
 }

@@ -61,9 +61,52 @@ enum GatewaySamples {
             .emailCode(email: "someone@example.com", code: "012345"),
             .emailCode(email: "", code: "999999"),
             .emailCode(email: multibyte(IdentityLimits.emailByteCountMax), code: "000000"),
+            .deviceKey(keyID: deviceKeyID, challenge: deviceKeyChallenge, signature: deviceKeySignature),
+            .deviceKey(
+                keyID: Array(repeating: 0, count: DeviceKey.keyIDByteCount),
+                challenge: Array(repeating: 0xFF, count: DeviceKey.challengeByteCount),
+                signature: Array(repeating: 0, count: DeviceKey.signatureByteCount)
+            ),
         ]
         return credentials
     }
+
+    // MARK: Device keys
+
+    static let deviceKeyID = (0..<DeviceKey.keyIDByteCount).map { UInt8($0) }
+    static let deviceKeyChallenge = (0..<DeviceKey.challengeByteCount).map { UInt8(0x80 + $0) }
+    static let deviceKeySignature = (0..<DeviceKey.signatureByteCount).map { UInt8(0xC0 ^ $0) }
+    /// Public keys of each accepted length (the wire checks lengths; identity checks the point).
+    static let devicePublicKeys = DeviceKey.publicKeyByteCounts.sorted().map { count in
+        [UInt8](repeating: 0x11, count: count)
+    }
+
+    static var deviceKeyRegisterRequests: [DeviceKeyRegisterRequest] {
+        devicePublicKeys.map { key in
+            DeviceKeyRegisterRequest(
+                accessToken: accessToken,
+                publicKey: key,
+                challenge: deviceKeyChallenge,
+                signature: deviceKeySignature
+            )
+        } + [
+            DeviceKeyRegisterRequest(
+                accessToken: ascii(IdentityLimits.accessTokenByteCountMax),
+                publicKey: devicePublicKeys[0],
+                challenge: deviceKeyChallenge,
+                signature: deviceKeySignature
+            )
+        ]
+    }
+
+    static let deviceKeyChallenges = [
+        DeviceKeyChallenge(challenge: deviceKeyChallenge, issuer: "https://foyer.example", expiresAtMilliseconds: 0),
+        DeviceKeyChallenge(
+            challenge: deviceKeyChallenge,
+            issuer: multibyte(DeviceKey.issuerByteCountMax),
+            expiresAtMilliseconds: .max
+        ),
+    ]
 
     // MARK: Sessions and accounts
 

@@ -8,9 +8,9 @@ Guest; 20 puts; the 21st refused with problem+json and its numbers; link an emai
 accepted; same uid; a second guest links the same email with onConflict merge and its document moves; then every
 other documented operation once (refresh, sign-in, sign-out, a conflict resolved with its ticket, quota, list,
 export, import, delete a document, password reset and change, unlinking, an email change, sign-out everywhere,
-email links, readiness, the served document); delete-account; the old token is
-refused. Access tokens are verified with PyJWT's PyJWKClient through /.well-known/jwks.json, with the issuer from
-/.well-known/openid-configuration. Every answer is checked against docs/openapi.yaml (openapi_client.py), and the
+email links, readiness, the served document, a device key registered and signed in with); delete-account;
+the old token is refused. Access tokens are verified with PyJWT's PyJWKClient through /.well-known/jwks.json,
+with the issuer from /.well-known/openid-configuration. Every answer is checked against docs/openapi.yaml (openapi_client.py), and the
 journey fails unless it called every operation the document lists.
 
 Uses the standard library, PyYAML, PyJWT (with cryptography) and openapi-schema-validator (all installed by
@@ -34,6 +34,10 @@ sys.dont_write_bytecode = True  # no __pycache__ beside the sources when openapi
 
 try:
     import jwt
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
+    from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
     from openapi_client import Client, JourneyFailure, OpenAPIDocument, expect
 except ImportError as missing:
@@ -406,6 +410,52 @@ def email_links_and_fixed_paths(client, spec_path, step):
          "/openapi.yaml is docs/openapi.yaml")
 
 
+def device_key_signature(private_key, challenge, purpose):
+    """The raw r || s signature of the device-key message for a challenge answer (docs/PROTOCOL.md §15)."""
+    message = b"foyer-device-key-v1\0" + purpose + b"\0" + challenge["issuer"].encode() + b"\0"
+    message += from_base64url(challenge["challenge"])
+    r, s = decode_dss_signature(private_key.sign(message, ec.ECDSA(hashes.SHA256())))
+    return base64url(r.to_bytes(32, "big") + s.to_bytes(32, "big"))
+
+
+def device_keys(client, verifier, step):
+    """A guest registers a device key, then a client without tokens signs in with it to the same guest."""
+    guest, _ = sign_in_guest(client, verifier, "guestSignIn for a device key")
+    stored = put_note(client, guest["accessToken"], "device", "kept")
+    expect_status(stored, 200, "putDocument before the device key")
+    private_key = ec.generate_private_key(ec.SECP256R1())
+    public_key = private_key.public_key().public_bytes(Encoding.X962, PublicFormat.UncompressedPoint)
+    challenge = client.call("createDeviceKeyChallenge", body={"purpose": "register"})
+    expect_status(challenge, 200, "createDeviceKeyChallenge register")
+    registered = client.call(
+        "registerDeviceKey",
+        token=guest["accessToken"],
+        body={
+            "publicKey": base64url(public_key),
+            "challenge": challenge.json["challenge"],
+            "signature": device_key_signature(private_key, challenge.json, b"register"),
+        },
+    )
+    expect_status(registered, 200, "registerDeviceKey")
+    key_id = base64url(hashlib.sha256(public_key).digest())
+    expect(registered.json["keyId"] == key_id, f"registerDeviceKey: key id {registered.json}, expected {key_id}")
+    challenge = client.call("createDeviceKeyChallenge", body={"purpose": "signIn"})
+    expect_status(challenge, 200, "createDeviceKeyChallenge signIn")
+    credential = {
+        "type": "deviceKey",
+        "keyId": key_id,
+        "challenge": challenge.json["challenge"],
+        "signature": device_key_signature(private_key, challenge.json, b"sign-in"),
+    }
+    signed_in = client.call("signIn", body={"credential": credential})
+    expect_status(signed_in, 200, "signIn with the device key")
+    expect(signed_in.json["uid"] == guest["uid"], f"the device key signed in to another user: {signed_in.json}")
+    verifier.expect_session(signed_in.json, guest["uid"], True, "signIn with the device key")
+    replayed = client.call("signIn", body={"credential": credential})
+    expect_problem(replayed, 401, "invalid-token", "signIn with a spent device-key challenge")
+    step("device key: registered by a guest, signs in to the same uid; a spent challenge is refused")
+
+
 def run(client, audience, spec_path, step):
     health = client.call("getHealth")
     expect_status(health, 200, "healthz")
@@ -419,6 +469,7 @@ def run(client, audience, spec_path, step):
     held = documents(client, account["accessToken"], step)
     account = account_management(client, verifier, account, credential, step)
     email_links_and_fixed_paths(client, spec_path, step)
+    device_keys(client, verifier, step)
 
     deleted = client.call("deleteAccount", token=account["accessToken"], idempotency_key=new_key())
     expect_status(deleted, 200, "deleteAccount")

@@ -251,6 +251,47 @@ enum FuzzSeeds {
             ),
             seed(CompleteEmailChangeRequest(token: "dG9rZW4", verifier: [1, 2, 3])),
             seed(CompleteEmailCodeRequest(email: "a@b.c", code: "012345", uid: "u1")),
+            seed(CreateDeviceKeyChallengeRequest(purpose: .signIn)),
+            seed(
+                DeviceKeyChallenge(
+                    challenge: Array(repeating: 1, count: DeviceKey.challengeByteCount),
+                    issuer: "https://foyer.example",
+                    expiresAtMilliseconds: 1_700_000_300_000
+                )
+            ),
+            seed(
+                DeviceKeyRegisterRequest(
+                    accessToken: accessToken,
+                    publicKey: [4] + Array(repeating: 2, count: 64),
+                    challenge: Array(repeating: 1, count: DeviceKey.challengeByteCount),
+                    signature: Array(repeating: 3, count: DeviceKey.signatureByteCount)
+                )
+            ),
+            seed(
+                RegisterDeviceKeyRequest(
+                    uid: "u1",
+                    publicKey: [2] + Array(repeating: 2, count: 32),
+                    challenge: Array(repeating: 1, count: DeviceKey.challengeByteCount),
+                    signature: Array(repeating: 3, count: DeviceKey.signatureByteCount)
+                )
+            ),
+            seed(DeviceKeyRegistered(keyID: Array(repeating: 5, count: DeviceKey.keyIDByteCount))),
+            seed(
+                DeviceKeySignInRequest(
+                    keyID: Array(repeating: 5, count: DeviceKey.keyIDByteCount),
+                    challenge: Array(repeating: 1, count: DeviceKey.challengeByteCount),
+                    signature: Array(repeating: 3, count: DeviceKey.signatureByteCount)
+                )
+            ),
+            seed(
+                SignInRequest(
+                    credential: .deviceKey(
+                        keyID: Array(repeating: 5, count: DeviceKey.keyIDByteCount),
+                        challenge: Array(repeating: 1, count: DeviceKey.challengeByteCount),
+                        signature: Array(repeating: 3, count: DeviceKey.signatureByteCount)
+                    )
+                )
+            ),
             seed(
                 GatewayListRequest(
                     accessToken: accessToken,

@@ -145,6 +145,8 @@ extension ServiceBodies {
             method(GatewayMethods.unlinkCredential, of: "gateway"),
             method(GatewayMethods.startEmailChange, of: "gateway"),
             method(GatewayMethods.completeEmailChange, of: "gateway"),
+            method(GatewayMethods.deviceKeyChallenge, of: "gateway"),
+            method(GatewayMethods.registerDeviceKey, of: "gateway"),
         ],
         details: [check(ConflictDetails.self, "gateway"), check(QuotaExceededDetails.self, "gateway")]
     )

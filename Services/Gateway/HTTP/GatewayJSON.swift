@@ -115,7 +115,7 @@ enum GatewayJSON {
 }
 
 extension GatewayJSON {
-    /// A `Credential` object (`type` password, emailLink, emailCode or idToken).
+    /// A `Credential` object (`type` password, emailLink, emailCode, deviceKey or idToken).
     static func credential(_ value: JSONValue?) throws(HTTPProblem) -> Credential {
         guard case .object(let object)? = value else { throw .invalidArgument("\"credential\" must be an object") }
         let type = try HTTPCall.optionalString("type", in: object)
@@ -124,6 +124,7 @@ extension GatewayJSON {
             case "password": ["type", "email", "password"]
             case "emailLink": ["type", "token", "verifier"]
             case "emailCode": ["type", "email", "code"]
+            case "deviceKey": ["type", "keyId", "challenge", "signature"]
             case "idToken": ["type", "provider", "idToken", "rawNonce", "authorizationCode"]
             default: Set(object.keys)  // the type's own error below
             }
@@ -139,6 +140,12 @@ extension GatewayJSON {
                 throw .invalidArgument("credential.code must be \(EmailCode.digitCount) digits")
             }
             return .emailCode(email: try required("email", object), code: code)
+        case "deviceKey":
+            return .deviceKey(
+                keyID: try deviceKeyBytes("keyId", object, counts: [DeviceKey.keyIDByteCount]),
+                challenge: try deviceKeyBytes("challenge", object, counts: [DeviceKey.challengeByteCount]),
+                signature: try deviceKeyBytes("signature", object, counts: [DeviceKey.signatureByteCount])
+            )
         case "idToken":
             let provider: IdentityProvider
             switch try HTTPCall.optionalString("provider", in: object) {
@@ -157,7 +164,7 @@ extension GatewayJSON {
                 authorizationCode: code
             )
         default:
-            throw .invalidArgument("credential.type must be password, emailLink, emailCode or idToken")
+            throw .invalidArgument("credential.type must be password, emailLink, emailCode, deviceKey or idToken")
         }
     }
 

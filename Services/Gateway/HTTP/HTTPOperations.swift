@@ -5,7 +5,7 @@ import NIOCore
 /// The HTTP API's operation table: one row per operation, each a thin adapter over the gateway method of the
 /// same name (docs/openapi.yaml documents the same rows).
 enum HTTPOperations {
-    static let all: [HTTPOperation] = sessions + accounts + documents + accountManagement
+    static let all: [HTTPOperation] = sessions + accounts + documents + accountManagement + deviceKeys
 
     static let sessions: [HTTPOperation] = [
         HTTPOperation("guestSignIn", "POST", "/v1/guests", GatewayMethods.guestSignIn, status: 201) { call in
@@ -275,5 +275,7 @@ extension HTTPOperations {
         "changePassword": ["currentPassword", "newPassword"],
         "startEmailChange": ["currentPassword", "newEmail", "verifierChallenge"],
         "completeEmailChange": ["token", "verifier"],
+        "createDeviceKeyChallenge": ["purpose"],
+        "registerDeviceKey": ["challenge", "publicKey", "signature"],
     ]
 }

@@ -19,7 +19,7 @@ enum ProblemMapping {
     ]
     static let conflict: Set = [
         "operation-reused", "version-mismatch", "email-already-in-use", "provider-already-linked", "operation-conflict",
-        "ticket-invalid", "last-credential", "idempotency-key-reused",
+        "ticket-invalid", "last-credential", "idempotency-key-reused", "credential-already-in-use",
     ]
     static let tooMany: Set = ["rate-limited", "signup-rate-limited", "guest-cap-reached", "too-many-attempts"]
     /// The statuses the services answer for a user that is being deleted or merged away, or is gone: identity's

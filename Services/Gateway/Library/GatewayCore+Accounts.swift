@@ -62,6 +62,9 @@ extension GatewayCore {
     /// Another account's credential, proven: merge or discard as the client chose, or with `fail` answer the
     /// conflict (the account and a ticket) and change nothing.
     func link(_ request: LinkRequest, context: RPCContext) async throws -> LinkResult {
+        if case .deviceKey = request.credential {
+            throw RPCError.invalidArgument("a device key is not linked: a guest registers it (registerDeviceKey)")
+        }
         try admitRedemption(of: request.credential, context: context)
         // A digest of the credential, so no password is kept in memory with the answer.
         var credential = ByteBuffer()

@@ -24,6 +24,31 @@ extension GatewayCore {
         router.register(GatewayMethods.startEmailLink) { request, context in
             try await self.startEmailLink(request, context: context)
         }
+        router.register(GatewayMethods.deviceKeyChallenge) { request, context in
+            // Each challenge is a row in identity until it is tried or expires: limited per source as sign-ins are.
+            try self.signInLimit.admit(self.sourceAddress(context), now: self.now)
+            return try await self.identity.call(
+                IdentityMethods.createDeviceKeyChallenge,
+                request,
+                options: CallOptions(deadline: context.deadline)
+            )
+        }
+        router.register(GatewayMethods.registerDeviceKey) { request, context in
+            try self.signInLimit.admit(self.sourceAddress(context), now: self.now)
+            let caller = try await self.authenticateStrictly(request.accessToken, context: context)
+            return try await self.guestOnly {
+                try await self.identity.call(
+                    IdentityMethods.registerDeviceKey,
+                    RegisterDeviceKeyRequest(
+                        uid: caller.uid,
+                        publicKey: request.publicKey,
+                        challenge: request.challenge,
+                        signature: request.signature
+                    ),
+                    options: CallOptions(deadline: context.deadline)
+                )
+            }
+        }
         router.register(GatewayMethods.jwks) { _, _ in
             JWKSResponse(json: try await self.keys.jwksJSON(now: self.now))
         }
@@ -118,6 +143,14 @@ extension GatewayCore {
                 throw RPCError(.internal, "identity answered a sign-in email code with a conflict")
             }
             session = tokens
+        case .deviceKey(let keyID, let challenge, let signature):
+            session = try await guestOnly {
+                try await identity.call(
+                    IdentityMethods.signInWithDeviceKey,
+                    DeviceKeySignInRequest(keyID: keyID, challenge: challenge, signature: signature),
+                    options: options
+                )
+            }
         case .idToken(let provider, let idToken, let rawNonce, let code):
             session = try await identity.call(
                 IdentityMethods.signInWithProvider,
@@ -172,7 +205,17 @@ extension GatewayCore {
     func admitRedemption(of credential: Credential, context: RPCContext) throws {
         switch credential {
         case .emailLink, .emailCode: try emailLinkLimit.admit(sourceAddress(context), now: now)
-        case .password, .idToken: return
+        case .password, .idToken, .deviceKey: return
+        }
+    }
+
+    /// Runs a device-key call, answering identity's `guest-required` (a member's key or caller) as the gateway's
+    /// `wrong-account-kind`, as for other guest-only calls.
+    func guestOnly<T>(_ call: () async throws -> T) async throws -> T {
+        do {
+            return try await call()
+        } catch let error as RPCError where error.status == IdentityStatus.guestRequired {
+            throw RPCError(GatewayStatus.wrongAccountKind, error.message)
         }
     }
 

@@ -10,10 +10,12 @@ public import NIOCore
 ///           3 idToken:   u8 provider (1 apple, 2 google), string idToken (<= 8192), optional string rawNonce (<= 256)
 ///           4 idToken with an authorization code: kind 3's fields, then string authorizationCode (1-1024)
 ///           5 emailCode: string email (<= 320), string code (exactly 6 ASCII digits, `EmailCode`)
+///           6 deviceKey: bytes keyID (exactly 32), bytes challenge (exactly 32), bytes signature (exactly 64, raw
+///                        r || s over `DeviceKey.signedMessage(.signIn, issuer, challenge)`); sign-in only
 /// ```
 ///
 /// ``idToken(provider:idToken:rawNonce:authorizationCode:)`` is sent as kind 3 without a code and as kind 4 with
-/// one, so a client that sends no code speaks to gateways that predate kind 4. A gateway that predates kind 5
+/// one, so a client that sends no code speaks to gateways that predate kind 4. A gateway that predates kind 5 (or 6)
 /// refuses it as an unknown kind (`invalid-argument`, `credential.kind`); only a client that sends it needs the
 /// newer gateway.
 public enum Credential: Hashable, Sendable {
@@ -21,6 +23,9 @@ public enum Credential: Hashable, Sendable {
     case emailLink(token: String, verifier: [UInt8])
     /// The six-digit code from a sign-in or link email, with the address it was sent to: works on any device.
     case emailCode(email: String, code: String)
+    /// A registered device key's signature of a `signIn` challenge (`DeviceKey`): signs in to the guest that
+    /// registered the key. Only `signIn` takes it; `link` refuses it (`invalid-argument`).
+    case deviceKey(keyID: [UInt8], challenge: [UInt8], signature: [UInt8])
     /// `authorizationCode`: Sign in with Apple's code (ASAuthorizationAppleIDCredential's `authorizationCode`), which
     /// identity exchanges for a refresh token it revokes when the account is deleted; ignored for Google.
     case idToken(provider: IdentityProvider, idToken: String, rawNonce: String?, authorizationCode: String? = nil)
@@ -78,6 +83,18 @@ public enum Credential: Hashable, Sendable {
             let code = try buffer.readLengthPrefixedString("credential.code", maxBytes: EmailCode.digitCount)
             guard EmailCode.isWellFormed(code) else { throw .invalidValue("credential.code") }
             self = .emailCode(email: email, code: code)
+        case 6:
+            self = .deviceKey(
+                keyID: try buffer.readDeviceKeyField("credential.keyID", byteCount: DeviceKey.keyIDByteCount),
+                challenge: try buffer.readDeviceKeyField(
+                    "credential.challenge",
+                    byteCount: DeviceKey.challengeByteCount
+                ),
+                signature: try buffer.readDeviceKeyField(
+                    "credential.signature",
+                    byteCount: DeviceKey.signatureByteCount
+                )
+            )
         default:
             throw .invalidValue("credential.kind")
         }
@@ -97,6 +114,11 @@ public enum Credential: Hashable, Sendable {
             buffer.writeInteger(UInt8(5))
             buffer.writeLengthPrefixedString(email)
             buffer.writeLengthPrefixedString(code)
+        case .deviceKey(let keyID, let challenge, let signature):
+            buffer.writeInteger(UInt8(6))
+            buffer.writeLengthPrefixedBytes(keyID)
+            buffer.writeLengthPrefixedBytes(challenge)
+            buffer.writeLengthPrefixedBytes(signature)
         case .idToken(let provider, let idToken, let rawNonce, let code):
             buffer.writeInteger(UInt8(code == nil ? 3 : 4))
             buffer.writeInteger(provider.rawValue)

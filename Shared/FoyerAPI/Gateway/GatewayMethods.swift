@@ -186,6 +186,23 @@ public enum GatewayMethods {
         idempotent: false
     )
 
+    // MARK: Device keys
+
+    /// A fresh single-use challenge (5 minutes) for a device key: purpose signIn (then `signIn` with credential
+    /// kind 6) or register (then `registerDeviceKey`). No access token; limited per source.
+    public static let deviceKeyChallenge = RPCMethod<CreateDeviceKeyChallengeRequest, DeviceKeyChallenge>(
+        id: 0x0547,
+        name: "gateway.deviceKeyChallenge",
+        idempotent: false
+    )
+    /// Registers a device key for the caller, a guest; a later `signIn` with the key's signature gets a session for
+    /// the same guest (after a reinstall, say).
+    public static let registerDeviceKey = RPCMethod<DeviceKeyRegisterRequest, DeviceKeyRegistered>(
+        id: 0x0548,
+        name: "gateway.registerDeviceKey",
+        idempotent: false
+    )
+
     // MARK: The operation table
 
     /// Every method above, in id order: the gateway's router serves exactly these (`RPCRouter(serving:)`), and
@@ -198,6 +215,6 @@ public enum GatewayMethods {
         exportDocuments.descriptor, importDocuments.descriptor, jwks.descriptor,
         startPasswordReset.descriptor, completePasswordReset.descriptor, changePassword.descriptor,
         signOutEverywhere.descriptor, unlinkCredential.descriptor, startEmailChange.descriptor,
-        completeEmailChange.descriptor,
+        completeEmailChange.descriptor, deviceKeyChallenge.descriptor, registerDeviceKey.descriptor,
     ]
 }

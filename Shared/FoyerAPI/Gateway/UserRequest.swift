@@ -20,3 +20,4 @@ extension GatewayCounterRequest: UserRequest {}
 extension PasswordChangeRequest: UserRequest {}
 extension UnlinkRequest: UserRequest {}
 extension EmailChangeStartRequest: UserRequest {}
+extension DeviceKeyRegisterRequest: UserRequest {}

@@ -136,6 +136,9 @@ extension IdentityCore {
             try await completeEmailLink(CompleteEmailLinkRequest(token: token, verifier: verifier, uid: uid))
         case .emailCode(let email, let code):
             try await completeEmailCode(CompleteEmailCodeRequest(email: email, code: code, uid: uid))
+        case .deviceKey:
+            // A device key signs in to the guest that registered it; it proves nothing another account could take.
+            throw IdentityError.invalidArgument("a device key is not linked: a guest registers it (registerDeviceKey)")
         case .idToken(let provider, let idToken, let rawNonce, let code):
             try await linkProvider(
                 LinkProviderRequest(
