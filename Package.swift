@@ -375,6 +375,7 @@ let package = Package(
             name: "FoyerCLI",
             dependencies: [
                 "FoyerClient",
+                "FoyerBase64URL",
                 "FoyerJSON",
                 "FoyerLoad",
                 "FoyerAPI",
@@ -574,7 +575,7 @@ let package = Package(
             dependencies: storeService + [
                 "FoyerClient", "FoyerGateway", "FoyerIdentity", "FoyerGuestQuota", "FoyerUserData", "FoyerCleanup",
                 "FoyerTestSupport", "FoyerServiceKit", "FoyerGatewayHTTP", "FoyerJSON", serviceLifecycle, nioPosix,
-                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"), swiftCrypto,
             ],
             swiftSettings: swiftSettings
         ),
@@ -601,6 +602,7 @@ let package = Package(
                 sqlKit,
                 nioCore,
                 logging,
+                swiftCrypto,
             ],
             swiftSettings: swiftSettings
         ),

@@ -158,7 +158,8 @@ extension StoredSession {
         }
     }
 
-    private static func writeAtomically(_ bytes: [UInt8], to path: String) throws(FoyerError) {
+    /// Writes `bytes` to `path` atomically with mode 0600 (also the device key's file, `FileDeviceKeyStore`).
+    static func writeAtomically(_ bytes: [UInt8], to path: String, what: String = "session file") throws(FoyerError) {
         let url = URL(fileURLWithPath: path)
         let directory = url.deletingLastPathComponent().path
         let temporary = directory + "/." + url.lastPathComponent + ".\(OperationID.make()).tmp"
@@ -181,7 +182,7 @@ extension StoredSession {
         if let failure {
             let reason = failure == "rename" ? String(cString: strerror(errno)) : reason
             unlink(temporary)
-            throw .sessionStorage("cannot write the session file \(path) (\(failure): \(reason))")
+            throw .sessionStorage("cannot write the \(what) \(path) (\(failure): \(reason))")
         }
         // Make the rename itself durable.
         let directoryDescriptor = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)

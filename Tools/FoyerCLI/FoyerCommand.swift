@@ -38,7 +38,7 @@ struct Foyer: AsyncParsableCommand {
         subcommands: [
             GuestCommand.self, SignUpCommand.self, SignInCommand.self, RefreshCommand.self, TokenCommand.self,
             MeCommand.self, QuotaCommand.self, FeatureCommand.self, LinkCommand.self, ResolveCommand.self,
-            EmailLinkCommand.self,
+            EmailLinkCommand.self, DeviceKeyCommand.self,
             SignOutCommand.self, DeleteAccountCommand.self, ResetPasswordCommand.self, ChangePasswordCommand.self,
             SignOutEverywhereCommand.self, UnlinkCommand.self, ChangeEmailCommand.self,
             PutCommand.self, GetCommand.self, ListCommand.self, DeleteCommand.self, ExportCommand.self,
