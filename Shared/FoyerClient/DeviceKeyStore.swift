@@ -2,6 +2,10 @@ public import Crypto
 import Foundation
 public import FoyerAPI
 
+#if canImport(Security)
+import Security
+#endif
+
 #if canImport(Darwin)
 import Darwin
 #elseif canImport(Glibc)
@@ -84,11 +88,10 @@ public struct FileDeviceKeyStore: DeviceKeyStore {
 }
 
 #if canImport(Security)
-import Security
-
 /// A device key in the iOS (or macOS) Keychain: the raw private key as a generic-password item of this device
-/// only (`kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly`: never synced, never in a backup that restores on
-/// another device), which the Keychain keeps when the app is deleted, so a reinstall finds it.
+/// only (`kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly`: never synced, never restored to another device).
+/// iOS has kept Keychain items when an app is deleted, so a reinstall finds it; that is observed behaviour, not a
+/// documented guarantee, so an app should treat a missing key as a new guest, not as an error.
 ///
 /// Not compiled or tested on the machines that test this package (Linux): kept to the three Keychain calls.
 public struct KeychainDeviceKeyStore: DeviceKeyStore {

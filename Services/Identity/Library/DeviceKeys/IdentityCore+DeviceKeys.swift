@@ -55,7 +55,12 @@ extension IdentityCore {
                 return .failure(refusal)
             }
             guard signed else { return .failure(IdentityError.wrongDeviceKeySignature()) }
-            let user = try await UserRecords.requireActive(sql, uid: request.uid, lock: true)
+            let user: UserRecord
+            do {
+                user = try await UserRecords.requireActive(sql, uid: request.uid, lock: true)
+            } catch let error as IdentityError {
+                return .failure(error)  // answered after the commit, so the challenge stays spent
+            }
             guard user.isAnonymous else {
                 return .failure(
                     IdentityError.guestRequired("device keys are for guests; a member signs in with its credentials")
@@ -107,7 +112,12 @@ extension IdentityCore {
                 let record = try await DeviceKeyRecords.load(sql, keyID: request.keyID, lock: true),
                 record.uid == stored.uid, ConstantTime.equals(record.publicKey, stored.publicKey)
             else { return .failure(IdentityError.wrongDeviceKeySignature()) }
-            let user = try await UserRecords.requireActive(sql, uid: record.uid, lock: true)
+            let user: UserRecord
+            do {
+                user = try await UserRecords.requireActive(sql, uid: record.uid, lock: true)
+            } catch let error as IdentityError {
+                return .failure(error)  // answered after the commit, so the challenge stays spent
+            }
             guard user.isAnonymous else {
                 return .failure(IdentityError.guestRequired("device keys sign in to guests only"))
             }
