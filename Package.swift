@@ -290,6 +290,7 @@ let package = Package(
                 "FoyerWire",
                 nioCore,
                 logging,
+                coreMetrics,
                 serviceLifecycle,
             ],
             path: "Services/Gateway/Library",
@@ -329,7 +330,8 @@ let package = Package(
         .executableTarget(
             name: "GatewayMain",
             dependencies: [
-                "FoyerGateway", "FoyerGatewayHTTP", "FoyerAccessTokens", "FoyerServiceKit", "FoyerRPC", argumentParser,
+                "FoyerGateway", "FoyerGatewayHTTP", "FoyerAccessTokens", "FoyerServiceKit", "FoyerRPC", "FoyerWebhooks",
+                argumentParser,
             ],
             path: "Services/Gateway/Executable",
             swiftSettings: swiftSettings
@@ -546,7 +548,7 @@ let package = Package(
             name: "FoyerGatewayTests",
             dependencies: [
                 "FoyerAPI", "FoyerWire", "FoyerTestSupport", "FoyerGateway", "FoyerRPC", "FoyerAccessTokens",
-                "FoyerCrypto", nioCore,
+                "FoyerCrypto", "FoyerWebhooks", nioCore, nioPosix,
             ],
             swiftSettings: swiftSettings
         ),

@@ -245,6 +245,10 @@ extension FoyerError {
     /// `consume` or `release` named a counter the gateway charges itself (`documents`, `bytes`,
     /// `documents:<collection>`).
     public static let counterReserved = status(GatewayStatus.counterReserved)
+    /// The deployment checks guest sign-ups and the sign-in carried no proof: `signInAsGuest(signUpCheck:)`.
+    public static let signUpCheckRequired = status(GatewayStatus.signUpCheckRequired)
+    /// The sign-up check refused the proof (a spent, expired or unsolved challenge, a refused token): get a new one.
+    public static let signUpCheckFailed = status(GatewayStatus.signUpCheckFailed)
 }
 
 // MARK: - Kinds

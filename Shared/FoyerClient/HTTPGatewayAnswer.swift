@@ -19,7 +19,21 @@ enum HTTPGatewayAnswer {
 
     private static func decodeShape(_ methodID: UInt16, _ json: JSONValue) throws(AnswerError) -> any WireMessage {
         switch methodID {
-        case GatewayMethods.guestSignIn.id, GatewayMethods.signIn.id, GatewayMethods.refresh.id,
+        case GatewayMethods.signUpChallenge.id:
+            guard let challenge = try? Base64URL.decode(try json.string("challenge")) else {
+                throw AnswerError(message: "challenge is not base64url")
+            }
+            let difficulty = try json.count("difficulty")
+            guard difficulty <= UInt64(SignUpChallenge.difficultyMax) else {
+                throw AnswerError(message: "difficulty \(difficulty) is over \(SignUpChallenge.difficultyMax)")
+            }
+            return SignUpChallenge(
+                challenge: challenge,
+                difficulty: UInt8(difficulty),
+                expiresAtMilliseconds: try json.time("expiresAt")
+            )
+        case GatewayMethods.guestSignIn.id, GatewayMethods.guestSignInWithCheck.id, GatewayMethods.signIn.id,
+            GatewayMethods.refresh.id,
             GatewayMethods.completePasswordReset.id, GatewayMethods.changePassword.id:
             return try session(json)
         case GatewayMethods.signOut.id:

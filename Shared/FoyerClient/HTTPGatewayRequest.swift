@@ -24,6 +24,12 @@ struct HTTPGatewayRequest: Sendable, Equatable {
         case (GatewayMethods.guestSignIn.id, let request as GuestSignInRequest):
             self.init("POST", "/v1/guests", idempotencyKey: request.idempotencyKey)
             forwardedFor = request.loadTestSource
+        case (GatewayMethods.guestSignInWithCheck.id, let request as CheckedGuestSignInRequest):
+            let body: JSONValue? = request.proof.map { ["signUpProof": Self.signUpProof($0)] }
+            self.init("POST", "/v1/guests", idempotencyKey: request.idempotencyKey, body: body)
+            forwardedFor = request.loadTestSource
+        case (GatewayMethods.signUpChallenge.id, _ as Empty):
+            self.init("POST", "/v1/sign-up-challenges")
         case (GatewayMethods.signIn.id, let request as SignInRequest):
             self.init("POST", "/v1/sessions", body: ["credential": Self.credential(request.credential)])
         case (GatewayMethods.refresh.id, let request as RefreshSessionRequest):
@@ -143,6 +149,19 @@ struct HTTPGatewayRequest: Sendable, Equatable {
         self.bearerToken = token
         self.idempotencyKey = idempotencyKey
         self.body = body
+    }
+
+    /// The `signUpProof` object of `POST /v1/guests`.
+    static func signUpProof(_ proof: SignUpProof) -> JSONValue {
+        switch proof {
+        case .proofOfWork(let challenge, let nonce):
+            return [
+                "type": "proofOfWork", "challenge": .string(Base64URL.encode(challenge)),
+                "nonce": .string(Base64URL.encode(nonce)),
+            ]
+        case .siteverify(let token):
+            return ["type": "siteverify", "token": .string(token)]
+        }
     }
 
     /// The `Credential` object of the HTTP API.

@@ -338,6 +338,32 @@ struct GatewayMethodsTests {
         )
     }
 
+    @Test("Sign-up checks: signUpChallenge, guestSignInWithCheck")
+    func signUpChecks() throws {
+        try check(GatewayMethods.signUpChallenge, requests: [Empty()], responses: Samples.signUpChallenges)
+        try check(
+            GatewayMethods.guestSignInWithCheck,
+            requests: Samples.checkedGuestSignIns,
+            responses: Samples.sessions
+        )
+    }
+
+    @Test("A sign-up proof's kind is 1 or 2, its fields not empty; a challenge's difficulty is at most 64")
+    func signUpProofLimits() {
+        for bytes: [UInt8] in [[0], [3, 1, 0], [1, 0, 1, 7], [1, 1, 7, 0], [2, 0]] {
+            #expect(throws: WireError.self) { try SignUpProof(decoding: ByteBuffer(bytes: bytes)) }
+        }
+        let steep = SignUpChallenge(challenge: [1], difficulty: 65, expiresAtMilliseconds: 0)
+        #expect(throws: WireError.invalidValue("signUpChallenge.difficulty")) {
+            try SignUpChallenge(decoding: steep.encoded())
+        }
+        // `CheckedGuestSignInRequest` starts with `GuestSignInRequest`'s bytes, then the optional proof.
+        let request = CheckedGuestSignInRequest(idempotencyKey: Samples.operationID, proof: .siteverify(token: "t"))
+        var expected = GuestSignInRequest(idempotencyKey: Samples.operationID).encoded()
+        expected.writeBytes([1, 2, 1, UInt8(ascii: "t")])
+        #expect(request.encoded() == expected)
+    }
+
     @Test("Public information: jwks")
     func publicInformation() throws {
         try check(

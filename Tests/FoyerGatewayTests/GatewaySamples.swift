@@ -108,6 +108,39 @@ enum GatewaySamples {
         ),
     ]
 
+    // MARK: Sign-up checks
+
+    static let signUpProofs: [SignUpProof] = [
+        .proofOfWork(challenge: Array(repeating: 0x5A, count: 58), nonce: [0, 0, 0, 0, 0, 0, 0x12, 0x34]),
+        .proofOfWork(challenge: [1], nonce: [0]),
+        .proofOfWork(
+            challenge: Array(repeating: 0xFF, count: SignUpProof.challengeByteCountMax),
+            nonce: Array(repeating: 0xFF, count: SignUpProof.nonceByteCountMax)
+        ),
+        .siteverify(token: "XXXX.DUMMY.TOKEN.XXXX"),
+        .siteverify(token: "t"),
+        .siteverify(token: multibyte(SignUpProof.tokenByteCountMax)),
+    ]
+
+    static let checkedGuestSignIns: [CheckedGuestSignInRequest] =
+        [CheckedGuestSignInRequest(idempotencyKey: "0123456789abcdef0123456789abcdef", proof: nil)]
+        + signUpProofs.map { CheckedGuestSignInRequest(idempotencyKey: operationID, proof: $0) }
+        + [CheckedGuestSignInRequest(idempotencyKey: ascii(16), loadTestSource: "192.0.2.7", proof: signUpProofs[0])]
+
+    static let signUpChallenges = [
+        SignUpChallenge(
+            challenge: Array(repeating: 0x5A, count: 58),
+            difficulty: 18,
+            expiresAtMilliseconds: 1_790_000_000_000
+        ),
+        SignUpChallenge(challenge: [0], difficulty: 0, expiresAtMilliseconds: 0),
+        SignUpChallenge(
+            challenge: Array(repeating: 0xFF, count: SignUpProof.challengeByteCountMax),
+            difficulty: SignUpChallenge.difficultyMax,
+            expiresAtMilliseconds: .max
+        ),
+    ]
+
     // MARK: Sessions and accounts
 
     static let sessions = [

@@ -143,6 +143,15 @@ def guest_until_merge(client, verifier, step):
     expect(again.json["uid"] == uid, f"a retried guestSignIn made another guest: {again.json['uid']} != {uid}")
     step(f"a guest {uid}, the same on a retry with its Idempotency-Key; its token verifies with PyJWKClient")
 
+    # This stack checks no sign-ups (--sign-up-check none): a proof is ignored, and there are no challenges.
+    proved = client.call(
+        "guestSignIn", idempotency_key=new_key(), body={"signUpProof": {"type": "siteverify", "token": "unused"}}
+    )
+    expect_status(proved, 201, "guestSignIn with a proof the deployment does not ask for")
+    challenge = client.call("createSignUpChallenge")
+    expect_problem(challenge, 400, "failed-precondition", "createSignUpChallenge without a proof-of-work check")
+    step("with the check none, a sign-up proof is ignored and createSignUpChallenge is failed-precondition")
+
     for number in range(1, GUEST_DOCUMENT_LIMIT + 1):
         put = put_note(client, guest["accessToken"], f"n{number}", {"text": f"note {number}"})
         expect_status(put, 200, f"put n{number}")

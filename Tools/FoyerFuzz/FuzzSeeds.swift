@@ -183,6 +183,15 @@ enum FuzzSeeds {
             seed(AuthenticatedRequest(accessToken: accessToken)),
             seed(OperationRequest(accessToken: accessToken, operationID: operationID)),
             seed(GuestSignInRequest(idempotencyKey: operationID, loadTestSource: "192.0.2.1")),
+            seed(
+                CheckedGuestSignInRequest(
+                    idempotencyKey: operationID,
+                    proof: .proofOfWork(challenge: Array(repeating: 0x5A, count: 58), nonce: [0, 0, 0, 0, 0, 0, 0, 1])
+                )
+            ),
+            seed(
+                SignUpChallenge(challenge: Array(repeating: 0x5A, count: 58), difficulty: 18, expiresAtMilliseconds: 1)
+            ),
             seed(SignInRequest(credential: .idToken(provider: .apple, idToken: "h.p.s", rawNonce: "n"))),
             seed(RefreshSessionRequest(refreshToken: "cmVmcmVzaA")),
             seed(

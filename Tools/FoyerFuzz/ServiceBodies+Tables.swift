@@ -147,6 +147,8 @@ extension ServiceBodies {
             method(GatewayMethods.completeEmailChange, of: "gateway"),
             method(GatewayMethods.deviceKeyChallenge, of: "gateway"),
             method(GatewayMethods.registerDeviceKey, of: "gateway"),
+            method(GatewayMethods.signUpChallenge, of: "gateway"),
+            method(GatewayMethods.guestSignInWithCheck, of: "gateway"),
         ],
         details: [check(ConflictDetails.self, "gateway"), check(QuotaExceededDetails.self, "gateway")]
     )

@@ -19,6 +19,7 @@ struct GatewayCommand: AsyncParsableCommand {
 
     @OptionGroup var upstreams: UpstreamAddressOptions
     @OptionGroup(title: "The app's merge and delete hooks") var hooks: AppHookOptions
+    @OptionGroup(title: "The sign-up check") var signUpChecks: SignUpCheckOptions
     @Option(help: "cleanup's address. (env: FOYER_CLEANUP_ADDRESS; default: 127.0.0.1:7404)")
     var cleanup: String?
     @Option(
@@ -186,6 +187,8 @@ struct GatewayCommand: AsyncParsableCommand {
         configuration.now = startup.now
         configuration.operationAnswerKey = startup.clusterSecret.derivedKey(purpose: "gateway operation answers")
         configuration.appHooks = try hooks.settings()
+        configuration.signUpChallengeKey = startup.clusterSecret.derivedKey(purpose: "gateway sign-up challenges")
+        configuration.signUpCheck = try signUpChecks.settings(settings)
         configuration.issuer = try settings.value(issuer, .text("--issuer", "FOYER_ISSUER")) ?? configuration.issuer
         if let problem = IssuerURL.problem(with: configuration.issuer) { throw ValidationError(problem) }
         configuration.audience =

@@ -179,6 +179,36 @@ extension GatewayJSON {
         return bytes
     }
 
+    /// `signUpProof` of `POST /v1/guests`: absent, `{"type": "proofOfWork", "challenge", "nonce"}` (both base64url)
+    /// or `{"type": "siteverify", "token"}`.
+    static func signUpProof(_ value: JSONValue?) throws(HTTPProblem) -> SignUpProof? {
+        guard let value else { return nil }
+        guard case .object(let object) = value else { throw .invalidArgument("\"signUpProof\" must be an object") }
+        switch try HTTPCall.optionalString("type", in: object) {
+        case "proofOfWork":
+            try HTTPCall.onlyMembers(["type", "challenge", "nonce"], of: object, at: "signUpProof")
+            func bytes(_ name: String, max: Int) throws(HTTPProblem) -> [UInt8] {
+                guard let bytes = Base64URL.decode(try required(name, object)), (1...max).contains(bytes.count) else {
+                    throw .invalidArgument("signUpProof.\(name) must be base64url of 1-\(max) bytes")
+                }
+                return bytes
+            }
+            return .proofOfWork(
+                challenge: try bytes("challenge", max: SignUpProof.challengeByteCountMax),
+                nonce: try bytes("nonce", max: SignUpProof.nonceByteCountMax)
+            )
+        case "siteverify":
+            try HTTPCall.onlyMembers(["type", "token"], of: object, at: "signUpProof")
+            let token = try required("token", object)
+            guard (1...SignUpProof.tokenByteCountMax).contains(token.utf8.count) else {
+                throw .invalidArgument("signUpProof.token must be 1-\(SignUpProof.tokenByteCountMax) bytes")
+            }
+            return .siteverify(token: token)
+        default:
+            throw .invalidArgument("signUpProof.type must be proofOfWork or siteverify")
+        }
+    }
+
     static func required(_ name: String, _ object: [String: JSONValue]) throws(HTTPProblem) -> String {
         guard let value = try HTTPCall.optionalString(name, in: object) else {
             throw .invalidArgument("\"\(name)\" is required")

@@ -1,5 +1,6 @@
 import FoyerAPI
 import FoyerJSON
+import FoyerWire
 import NIOCore
 
 /// The HTTP API's operation table: one row per operation, each a thin adapter over the gateway method of the
@@ -8,10 +9,35 @@ enum HTTPOperations {
     static let all: [HTTPOperation] = sessions + accounts + documents + accountManagement + deviceKeys
 
     static let sessions: [HTTPOperation] = [
-        HTTPOperation("guestSignIn", "POST", "/v1/guests", GatewayMethods.guestSignIn, status: 201) { call in
-            GuestSignInRequest(idempotencyKey: try call.idempotencyKey(required: true))
+        // Without a proof the released clients' method; with one, the method that carries it.
+        HTTPOperation(
+            "guestSignIn",
+            "POST",
+            "/v1/guests",
+            methods: [GatewayMethods.guestSignIn.id, GatewayMethods.guestSignInWithCheck.id],
+            status: 201
+        ) { call, dispatcher in
+            let key = try call.idempotencyKey(required: true)
+            guard let proof = try GatewayJSON.signUpProof(call.body["signUpProof"]) else {
+                return GatewayJSON.session(
+                    try await dispatcher.call(GatewayMethods.guestSignIn, GuestSignInRequest(idempotencyKey: key))
+                )
+            }
+            return GatewayJSON.session(
+                try await dispatcher.call(
+                    GatewayMethods.guestSignInWithCheck,
+                    CheckedGuestSignInRequest(idempotencyKey: key, proof: proof)
+                )
+            )
+        },
+        HTTPOperation("createSignUpChallenge", "POST", "/v1/sign-up-challenges", GatewayMethods.signUpChallenge) {
+            _ in
+            Empty()
         } response: {
-            GatewayJSON.session($0)
+            [
+                "challenge": .string(Base64URL.encode($0.challenge)), "difficulty": JSONValue(UInt64($0.difficulty)),
+                "expiresAt": .string(RFC3339.milliseconds($0.expiresAtMilliseconds)),
+            ]
         },
         HTTPOperation("signIn", "POST", "/v1/sessions", GatewayMethods.signIn) { call in
             SignInRequest(credential: try GatewayJSON.credential(call.body["credential"]))
@@ -260,6 +286,7 @@ extension HTTPOperations {
     /// (`additionalProperties: false`); any other is refused with 400 naming it, so that a misspelt optional member
     /// (`onConflit`) is not silently dropped. An operation not listed takes no body members (an empty body or `{}`).
     static let bodyMembers: [String: Set<String>] = [
+        "guestSignIn": ["signUpProof"],
         "signIn": ["credential"],
         "refreshSession": ["refreshToken"],
         "startEmailLink": ["email", "purpose", "verifierChallenge"],

@@ -12,7 +12,7 @@ enum ProblemMapping {
     ]
     static let forbidden: Set = [
         "members-only", "wrong-account-kind", "quota-exceeded", "permission-denied", "recent-sign-in-required",
-        "counter-reserved",
+        "counter-reserved", "sign-up-check-required", "sign-up-check-failed",
     ]
     static let notFound: Set = [
         "not-found", "user-not-found", "credential-not-found", "unknown-counter", "unknown-feature", "outbox-disabled",

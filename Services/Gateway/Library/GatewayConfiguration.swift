@@ -65,6 +65,14 @@ public struct GatewayConfiguration: Sendable {
     /// burst 10.
     public var adminKeyCheckLimit = RateLimit(perMinute: 30, burst: 10)
 
+    /// The check guest sign-ups pass before admission (`--sign-up-check`). Default none: every guest sign-in goes
+    /// to admission, as clients released before checks existed expect.
+    public var signUpCheck: SignUpCheckSettings = .none
+    /// The key proof-of-work challenges are signed with: the same on every replica (the executable derives it from
+    /// the cluster secret), so a challenge from one gateway is good at another. Random by default (this process
+    /// only).
+    public var signUpChallengeKey: [UInt8] = SecureRandom.bytes(count: 32)
+
     /// LOAD TESTS ONLY: honour the `loadTestSource` of `guestSignIn`, so one load generator can look like many
     /// sources to sign-up admission. Off by default; never on in production, where it would let any client pick
     /// the address the per-source limit counts.

@@ -8,7 +8,13 @@ import NIOCore
 extension GatewayCore {
     func registerSessions(on router: inout RPCRouter) {
         router.register(GatewayMethods.guestSignIn) { request, context in
-            try await self.guestSignIn(request, context: context)
+            try await self.guestSignIn(request, proof: nil, context: context)
+        }
+        router.register(GatewayMethods.guestSignInWithCheck) { request, context in
+            try await self.guestSignIn(request.signIn, proof: request.proof, context: context)
+        }
+        router.register(GatewayMethods.signUpChallenge) { _, _ in
+            try self.signUpChallenge()
         }
         router.register(GatewayMethods.signIn) { request, context in
             try await self.signIn(request.credential, context: context)
@@ -59,13 +65,21 @@ extension GatewayCore {
     /// admission so that every guest, writing or not, takes its place under the cap. A retry with the same
     /// idempotency key returns the guest it made before: the account opened for the uid this retry proposed is then
     /// taken away again, as it is when identity fails (the only cases with a third call).
-    func guestSignIn(_ request: GuestSignInRequest, context: RPCContext) async throws -> SessionTokens {
+    ///
+    /// The deployment's sign-up check (`proof`) comes first, after the key's form: a sign-up it refuses spends
+    /// nothing (no admission counted, no account, no guest).
+    func guestSignIn(
+        _ request: GuestSignInRequest,
+        proof: SignUpProof?,
+        context: RPCContext
+    ) async throws -> SessionTokens {
         // Checked before admission, so a malformed key spends none of the source's sign-up budget.
         guard CreateGuestRequest.isAcceptableIdempotencyKey(request.idempotencyKey) else {
             throw RPCError.invalidArgument(
                 "the idempotency key must be 22 to 128 base64url characters (at least 128 random bits)"
             )
         }
+        try await passSignUpCheck(proof, idempotencyKey: request.idempotencyKey, context: context)
         let options = CallOptions(deadline: context.deadline)
         var source = sourceAddress(context)
         if configuration.trustClientSourceForLoadTests, let chosen = request.loadTestSource { source = chosen }
@@ -88,6 +102,44 @@ extension GatewayCore {
         }
         if session.uid != uid { await closeUnusedAccount(uid, options: options, context: context) }
         return session
+    }
+
+    /// Runs the deployment's sign-up check on `proof`, counts its outcome, and throws unless it passed:
+    /// `sign-up-check-required` without a proof of the check's kind, `sign-up-check-failed` for a wrong one,
+    /// `unavailable` when the check cannot decide (never admitted).
+    private func passSignUpCheck(_ proof: SignUpProof?, idempotencyKey: String, context: RPCContext) async throws {
+        guard let check = signUpCheck else { return }
+        let outcome = await check.verify(
+            proof,
+            idempotencyKey: idempotencyKey,
+            source: sourceAddress(context),
+            now: now
+        )
+        signUpCheckMetrics?.record(outcome)
+        switch outcome {
+        case .passed:
+            return
+        case .missing:
+            throw RPCError(
+                GatewayStatus.signUpCheckRequired,
+                "this deployment checks guest sign-ups (\(check.name)): sign in with guestSignInWithCheck and a proof"
+            )
+        case .refused(let reason):
+            throw RPCError(GatewayStatus.signUpCheckFailed, reason)
+        case .unavailable(let reason):
+            context.logger.warning("sign-up check could not decide", metadata: ["check": "\(check.name)"])
+            throw RPCError(.unavailable, reason)
+        }
+    }
+
+    /// A proof-of-work challenge, where the deployment's check is proof-of-work.
+    func signUpChallenge() throws -> SignUpChallenge {
+        guard let check = signUpCheck else {
+            throw RPCError(.failedPrecondition, "this deployment does not check guest sign-ups")
+        }
+        let challenge = try check.challenge(now: now)
+        signUpCheckMetrics?.challengeIssued()
+        return challenge
     }
 
     /// Takes away a quota account opened at admission for a guest that was not created under it (best effort: a

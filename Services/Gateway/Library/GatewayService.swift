@@ -86,6 +86,9 @@ final class GatewayCore: Sendable {
     let results: OperationResults
     let activity: ActivityThrottle
     let documents = DocumentVersions()
+    /// The deployment's sign-up check; nil for none.
+    let signUpCheck: (any SignUpCheck)?
+    let signUpCheckMetrics: SignUpCheckMetrics?
     let logger: Logger
 
     var clients: [RPCClient] { [identity, guestQuota, userData, cleanup] }
@@ -135,5 +138,14 @@ final class GatewayCore: Sendable {
             lifetime: configuration.rememberedOperationLifetime
         )
         activity = ActivityThrottle(interval: configuration.activityInterval)
+        switch configuration.signUpCheck {
+        case .none:
+            signUpCheck = nil
+        case .proofOfWork(let settings):
+            signUpCheck = ProofOfWorkCheck(settings: settings, key: configuration.signUpChallengeKey)
+        case .siteverify(let settings):
+            signUpCheck = SiteverifyCheck(settings: settings, http: URLSessionHTTPClient())
+        }
+        signUpCheckMetrics = signUpCheck.map { SignUpCheckMetrics(check: $0.name) }
     }
 }

@@ -203,6 +203,22 @@ public enum GatewayMethods {
         idempotent: false
     )
 
+    // MARK: Sign-up checks
+
+    /// A proof-of-work challenge for `guestSignInWithCheck` where the deployment's sign-up check is
+    /// `proof-of-work`; `failed-precondition` where it is another.
+    public static let signUpChallenge = RPCMethod<Empty, SignUpChallenge>(
+        id: 0x0550,
+        name: "gateway.signUpChallenge",
+        idempotent: true
+    )
+    /// `guestSignIn` with the proof the deployment's sign-up check asks for, checked before admission spends anything.
+    public static let guestSignInWithCheck = RPCMethod<CheckedGuestSignInRequest, SessionTokens>(
+        id: 0x0551,
+        name: "gateway.guestSignInWithCheck",
+        idempotent: true
+    )
+
     // MARK: The operation table
 
     /// Every method above, in id order: the gateway's router serves exactly these (`RPCRouter(serving:)`), and
@@ -216,5 +232,6 @@ public enum GatewayMethods {
         startPasswordReset.descriptor, completePasswordReset.descriptor, changePassword.descriptor,
         signOutEverywhere.descriptor, unlinkCredential.descriptor, startEmailChange.descriptor,
         completeEmailChange.descriptor, deviceKeyChallenge.descriptor, registerDeviceKey.descriptor,
+        signUpChallenge.descriptor, guestSignInWithCheck.descriptor,
     ]
 }

@@ -22,6 +22,12 @@ public enum GatewayStatus {
     /// `consumeCounter` or `releaseCounter` named a counter the gateway charges itself (`documents`, `bytes`, the
     /// per-collection `documents:<collection>`): a client never moves those directly.
     public static let counterReserved = RPCStatus(rawValue: 0x3506)
+    /// The deployment checks guest sign-ups (`--sign-up-check`) and the call carried no proof, or one of another
+    /// kind (`guestSignIn` never carries one): sign in with `guestSignInWithCheck` and the proof the message names.
+    public static let signUpCheckRequired = RPCStatus(rawValue: 0x3510)
+    /// The sign-up check refused the proof (a wrong nonce, an expired, forged or spent challenge, a token the
+    /// verifier refused): get a new challenge or token and try again. Nothing was spent.
+    public static let signUpCheckFailed = RPCStatus(rawValue: 0x3511)
 
     public static func name(of status: RPCStatus) -> String? {
         switch status {
@@ -32,6 +38,8 @@ public enum GatewayStatus {
         case signInRequired: "sign-in-required"
         case rateLimited: "rate-limited"
         case counterReserved: "counter-reserved"
+        case signUpCheckRequired: "sign-up-check-required"
+        case signUpCheckFailed: "sign-up-check-failed"
         default: nil
         }
     }
