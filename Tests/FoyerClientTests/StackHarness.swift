@@ -133,6 +133,8 @@ struct StackOptions: Sendable {
     var gatewayTLS: TLSSettings?
     /// guest-quota's plans; `nil`: the built-in ones.
     var plans: PlanCatalog?
+    /// The gateway's sign-up check (`--sign-up-check`); none, as by default.
+    var signUpCheck: SignUpCheckSettings = .none
 }
 
 /// Runs `body` with the whole stack started, and stops and deletes it afterwards.
@@ -231,6 +233,7 @@ private func startStack<T: Sendable>(
         gatewayConfiguration.accessTokenClockSkew = options.gatewayClockSkew
         gatewayConfiguration.trustClientSourceForLoadTests = options.loadTestSources
         gatewayConfiguration.sourceLimits = options.sourceLimits
+        gatewayConfiguration.signUpCheck = options.signUpCheck
         var gatewayServer = RPCServerConfiguration(serviceName: "gateway", clusterSecret: nil)
         gatewayServer.tls = try options.gatewayTLS?.makeServerContext()
         let gateway = GatewayService.make(

@@ -139,6 +139,15 @@ struct StackDatabases: Sendable {
         try await Self.count(cleanup, "SELECT COUNT(*) AS n FROM cleanup_claims")
     }
 
+    /// What a guest sign-up leaves: identity's users, guest-quota's accounts, and the sources its admission counted.
+    func signUpTraces() async throws -> (users: Int, quotaAccounts: Int, admittedSources: Int) {
+        (
+            try await Self.count(identity, "SELECT COUNT(*) AS n FROM identity_users"),
+            try await Self.count(guestQuota, "SELECT COUNT(*) AS n FROM gq_accounts"),
+            try await Self.count(guestQuota, "SELECT COUNT(*) AS n FROM gq_signup_buckets")
+        )
+    }
+
     private static func count(_ database: FoyerDatabase, _ query: String, _ uid: String? = nil) async throws -> Int {
         try await database.withConnection { sql in
             let statement: SQLQueryString = uid.map { "\(unsafeRaw: query)\(bind: $0)" } ?? "\(unsafeRaw: query)"

@@ -8,7 +8,8 @@ struct GuestCommand: JSONCommand {
         abstract: "Sign in as a new guest and keep its session in the session file.",
         discussion: """
             Refuses (invalid-input) when the session file already holds a session, since replacing it would \
-            abandon that user; pass --replace to start a new guest anyway.
+            abandon that user; pass --replace to start a new guest anyway. Where the deployment checks sign-ups, \
+            pass --proof-of-work (solves the gateway's challenge) or --sign-up-token (a captcha token).
             Output: {"uid", "isAnonymous": true, "sessionId", "accessTokenExpiresAt", "refreshTokenExpiresAt"}.
             """
     )
@@ -17,15 +18,26 @@ struct GuestCommand: JSONCommand {
 
     @Flag(help: "Start a new guest even if the session file holds a session.")
     var replace = false
+    @Flag(help: "Solve the gateway's proof-of-work sign-up challenge (deployments with --sign-up-check proof-of-work).")
+    var proofOfWork = false
+    @Option(help: "A captcha token for the sign-up check (deployments with --sign-up-check siteverify).")
+    var signUpToken: String?
 
     func execute() async throws(FoyerError) -> JSONValue {
-        try await CommandContext.run(global) { (context) async throws(FoyerError) in
+        let check: GuestSignUpCheck
+        switch (proofOfWork, signUpToken) {
+        case (true, nil): check = .proofOfWork
+        case (false, let token?): check = .siteverify(token: token)
+        case (false, nil): check = .none
+        case (true, _?): throw .invalidInput("pass --proof-of-work or --sign-up-token, not both")
+        }
+        return try await CommandContext.run(global) { (context) async throws(FoyerError) in
             if let existing = context.file.stored.session, !replace {
                 throw .invalidInput(
                     "the session file already holds a session (uid \(existing.uid)); pass --replace to start a new guest"
                 )
             }
-            return Render.session(try await context.client.signInAsGuest())
+            return Render.session(try await context.client.signInAsGuest(signUpCheck: check))
         }
     }
 }
