@@ -35,6 +35,8 @@ extension ServiceGenerators {
             MethodChecks(GatewayMethods.completeEmailChange),
             MethodChecks(GatewayMethods.deviceKeyChallenge),
             MethodChecks(GatewayMethods.registerDeviceKey),
+            MethodChecks(GatewayMethods.signUpChallenge),
+            MethodChecks(GatewayMethods.guestSignInWithCheck),
         ],
         details: [RoundTripCheck(ConflictDetails.self), RoundTripCheck(QuotaExceededDetails.self)]
     )
@@ -83,6 +85,33 @@ extension GuestSignInRequest: Generated {
         GuestSignInRequest(
             idempotencyKey: values.gatewayOperationID(),
             loadTestSource: values.optional { $0.text(maxBytes: 64) }
+        )
+    }
+}
+
+extension CheckedGuestSignInRequest: Generated {
+    static func generate(_ values: inout WireValues) -> CheckedGuestSignInRequest {
+        CheckedGuestSignInRequest(
+            idempotencyKey: values.gatewayOperationID(),
+            loadTestSource: values.optional { $0.text(maxBytes: 64) },
+            proof: values.optional { values in
+                values.bool()
+                    ? .proofOfWork(
+                        challenge: values.bytes(minBytes: 1, maxBytes: SignUpProof.challengeByteCountMax),
+                        nonce: values.bytes(minBytes: 1, maxBytes: SignUpProof.nonceByteCountMax)
+                    )
+                    : .siteverify(token: values.text(minBytes: 1, maxBytes: SignUpProof.tokenByteCountMax))
+            }
+        )
+    }
+}
+
+extension SignUpChallenge: Generated {
+    static func generate(_ values: inout WireValues) -> SignUpChallenge {
+        SignUpChallenge(
+            challenge: values.bytes(minBytes: 1, maxBytes: SignUpProof.challengeByteCountMax),
+            difficulty: values.integer(in: 0...SignUpChallenge.difficultyMax),
+            expiresAtMilliseconds: values.integer()
         )
     }
 }
