@@ -2,6 +2,7 @@ import Foundation
 import FoyerCrypto
 import FoyerStorage
 import FoyerTestSupport
+import FoyerWebhooks
 import Testing
 
 @testable import FoyerIdentity
@@ -64,7 +65,7 @@ struct AppleRevocationSettingsTests {
 
     @Test("Form fields are percent-encoded except the unreserved characters")
     func formEncoding() {
-        #expect(AppleTokenEndpoint.formEncode("aZ09-._~") == "aZ09-._~")
-        #expect(AppleTokenEndpoint.formEncode("a+b/c=d&e f\u{E9}") == "a%2Bb%2Fc%3Dd%26e%20f%C3%A9")
+        #expect(HTTPForm.encoded([("aZ09-._~", "a+b/c=d&e f\u{E9}")]) == "aZ09-._~=a%2Bb%2Fc%3Dd%26e%20f%C3%A9")
+        #expect(HTTPForm.encoded([("a b", "x&y=z+é~._-"), ("k", "")]) == "a%20b=x%26y%3Dz%2B%C3%A9~._-&k=")
     }
 }

@@ -50,7 +50,7 @@ final class SiteverifyCheck: SignUpCheck {
         do {
             response = try await http.post(
                 settings.url,
-                body: Array(Self.formEncoded(fields).utf8),
+                body: Array(HTTPForm.encoded(fields).utf8),
                 headers: ["Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"],
                 timeout: settings.timeout
             )
@@ -75,25 +75,5 @@ final class SiteverifyCheck: SignUpCheck {
         }
         passed.withLock { $0.store(idempotencyKey, for: digest, storedAt: now, now: now) }
         return .passed
-    }
-
-    /// `application/x-www-form-urlencoded`: unreserved characters as they are, every other byte as `%XX`.
-    static func formEncoded(_ fields: [(String, String)]) -> String {
-        fields.map { "\(percentEncoded($0.0))=\(percentEncoded($0.1))" }.joined(separator: "&")
-    }
-
-    private static func percentEncoded(_ text: String) -> String {
-        var encoded = ""
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
-                UInt8(ascii: "~"):
-                encoded.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                encoded += String(format: "%%%02X", byte)
-            }
-        }
-        return encoded
     }
 }

@@ -75,7 +75,7 @@ struct AppleTokenEndpoint: Sendable {
 
     private func post(_ path: String, _ fields: [(String, String)], timeout: Duration) async throws -> HTTPResponse {
         guard let url = URL(string: base + path) else { throw HTTPClientError("unusable Apple endpoint URL") }
-        let body = fields.map { "\(Self.formEncode($0.0))=\(Self.formEncode($0.1))" }.joined(separator: "&")
+        let body = HTTPForm.encoded(fields)
         let response = try await http.post(
             url,
             body: Array(body.utf8),
@@ -92,21 +92,5 @@ struct AppleTokenEndpoint: Sendable {
     private static func errorCode(_ body: [UInt8]) -> String? {
         struct Failure: Decodable { var error: String }
         return (try? JSONDecoder().decode(Failure.self, from: Data(body)))?.error.prefix(64).description
-    }
-
-    /// `application/x-www-form-urlencoded`: unreserved characters as they are, every other byte `%XX`.
-    static func formEncode(_ text: String) -> String {
-        var encoded = ""
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
-                UInt8(ascii: "~"):
-                encoded.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                encoded += String(format: "%%%02X", byte)
-            }
-        }
-        return encoded
     }
 }
