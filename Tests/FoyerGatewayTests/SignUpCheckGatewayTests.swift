@@ -110,6 +110,41 @@ struct SignUpCheckGatewayTests {
         }
     }
 
+    @Test("One source's checked sign-ups take its sign-in limit before the verifier is called")
+    func checksAreLimitedPerSource() async throws {
+        let fakes = try Self.fakes()
+        try await withLoopbackHTTPServer({ _ in
+            LoopbackHTTPServer.Response(
+                headers: ["content-type": "application/json"],
+                body: Array(#"{"success":false,"error-codes":["invalid-input-response"]}"#.utf8)
+            )
+        }) { server in
+            let url = URL(string: server.url("/siteverify"))!
+            try await fakes.withGateway(adjust: {
+                $0.signUpCheck = .siteverify(SiteverifySettings(url: url, secret: "secret"))
+                $0.sourceLimits.signIn = RateLimit(perMinute: 1, burst: 2)
+            }) { gateway in
+                var statuses: [RPCStatus] = []
+                for _ in 0..<3 {
+                    let refusal = await #expect(throws: RPCError.self) {
+                        try await gateway.call(
+                            GatewayMethods.guestSignInWithCheck,
+                            CheckedGuestSignInRequest(idempotencyKey: Self.guestKey, proof: .siteverify(token: "bogus"))
+                        )
+                    }
+                    statuses += refusal.map { [$0.status] } ?? []
+                }
+                #expect(
+                    statuses == [
+                        GatewayStatus.signUpCheckFailed, GatewayStatus.signUpCheckFailed, GatewayStatus.rateLimited,
+                    ]
+                )
+                #expect(server.requests.count == 2)
+                #expect(fakes.log.names.isEmpty)
+            }
+        }
+    }
+
     @Test("A siteverify verifier that cannot be reached answers unavailable and admits nothing")
     func verifierUnreachable() async throws {
         let fakes = try Self.fakes()

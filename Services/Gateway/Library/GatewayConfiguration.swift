@@ -99,7 +99,8 @@ public struct SourceLimits: Sendable, Equatable {
     /// `refresh`. Default 120 a minute, burst 120 (an app refreshes once per access-token lifetime per device, so
     /// this leaves room for many devices behind one address).
     public var refresh = RateLimit(perMinute: 120, burst: 120)
-    /// `signIn` with any credential. Default 30 a minute, burst 30.
+    /// `signIn` with any credential, device-key challenges and registrations, and guest sign-ins that a sign-up
+    /// check verifies (`--sign-up-check`). Default 30 a minute, burst 30.
     public var signIn = RateLimit(perMinute: 30, burst: 30)
     /// Redeeming an email link (`signIn` or `link` with an email-link token): on top of `signIn` for sign-ins.
     /// Default 20 a minute, burst 20.

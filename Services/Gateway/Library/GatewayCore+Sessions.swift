@@ -106,9 +106,12 @@ extension GatewayCore {
 
     /// Runs the deployment's sign-up check on `proof`, counts its outcome, and throws unless it passed:
     /// `sign-up-check-required` without a proof of the check's kind, `sign-up-check-failed` for a wrong one,
-    /// `unavailable` when the check cannot decide (never admitted).
+    /// `unavailable` when the check cannot decide (never admitted). Each check first takes a token of the source's
+    /// sign-in limit (`rate-limited`), the gateway's own, which spends nothing elsewhere: without it, one source
+    /// could have the gateway call a siteverify endpoint, or hash proofs, as fast as it sends bogus ones.
     private func passSignUpCheck(_ proof: SignUpProof?, idempotencyKey: String, context: RPCContext) async throws {
         guard let check = signUpCheck else { return }
+        try signInLimit.admit(sourceAddress(context), now: now)
         let outcome = await check.verify(
             proof,
             idempotencyKey: idempotencyKey,
